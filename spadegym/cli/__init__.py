@@ -1,0 +1,60 @@
+"""The ``spadegym`` command line: one subcommand a module, each adding its own parsers.
+
+Exit codes: 0 success, 1 a program was rejected or an operation failed, 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that contribute subcommands, each with ``add_parsers(subparsers)``. A module whose
+# optional dependencies are missing is skipped, and its commands say so when called.
+_COMMAND_MODULES = (
+    "spadegym.cli.validate",
+    "spadegym.cli.doctor",
+    "spadegym.cli.registry",
+    "spadegym.cli.memory",
+    "spadegym.cli.demo",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 with the usage line
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every available subcommand."""
+    parser = _Parser(prog="spadegym", description="Validated, sandboxed environments written "
+                     "by LLMs, for RL post-training.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("spadegym.cli"):
+                continue  # a command module not present in this version
+            raise
+        module.add_parsers(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+"""``python -m spadegym.cli``."""
+
+import sys
+
+from spadegym.cli import main
+
+sys.exit(main())

@@ -1,0 +1,53 @@
+"""``spadegym doctor``: which sandbox layers are active on this machine, and what to do if not."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+
+ADVICE = {
+    "network": "run as root, or enable unprivileged user namespaces "
+               "(sysctl kernel.unprivileged_userns_clone=1)",
+    "seccomp": "install libseccomp (apt-get install libseccomp2) and pyseccomp",
+    "privileges": "run workers as an unprivileged user",
+    "rlimits": "use Linux",
+}
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``doctor``."""
+    parser = subparsers.add_parser("doctor", help="show which sandbox layers are active",
+                                   description="Start a sandbox worker and report each "
+                                               "isolation layer. Exit 1 if any is off.")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start one worker, print its layers."""
+    from spadegym.errors import SandboxError
+    from spadegym.sandbox import SandboxWorker
+
+    worker = SandboxWorker()
+    try:
+        worker.start()
+        layers = worker.layers
+    except SandboxError as exc:
+        print(f"spadegym doctor: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        worker.close()
+    if args.json:
+        print(json.dumps({"python": platform.python_version(), "layers": layers}))
+    else:
+        print(f"spadegym sandbox on {platform.system()} {platform.release()}, "
+              f"Python {platform.python_version()}")
+        for name, layer in layers.items():
+            state = "active" if layer["active"] else "OFF   "
+            print(f"  {name:<11} {state}  {layer['detail']}")
+            if not layer["active"]:
+                print(f"  {'':<11}         to enable: {ADVICE.get(name, '')}")
+        print("  policy      active  RestrictedPython, default-deny (always on)")
+    return 0 if all(layer["active"] for layer in layers.values()) else 1

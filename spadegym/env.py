@@ -1,0 +1,195 @@
+"""``ProgramEnv``: the Gymnasium face of an environment program running in the sandbox."""
+
+from __future__ import annotations
+
+import os
+import string
+from typing import Any
+
+import gymnasium
+from gymnasium import spaces
+
+from spadegym import contract
+from spadegym.errors import ProgramError, SpadegymError
+from spadegym.sandbox import EnvHandle, SandboxConfig, make_worker
+from spadegym.sandbox.pool import SandboxPool
+
+SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
+"""Characters that ``PrintableText.sample`` draws from."""
+
+_ALLOWED_CONTROLS = frozenset("\n\r\t")
+
+
+class PrintableText(spaces.Text):
+    """A ``Text`` space that contains any printable text, not only Gymnasium's alphanumerics.
+
+    Membership accepts every string of the right length whose characters are printable (any
+    script, any symbol) or newline, carriage return and tab; ``sample`` draws from ASCII letters,
+    digits, punctuation, space and newline.
+    """
+
+    def __init__(self, max_length: int, min_length: int = 0, seed: Any = None):
+        super().__init__(max_length=max_length, min_length=min_length, charset=SAMPLE_CHARSET,
+                         seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is a str of allowed length made of printable characters."""
+        if not isinstance(x, str) or not self.min_length <= len(x) <= self.max_length:
+            return False
+        return x.isprintable() or all(c.isprintable() or c in _ALLOWED_CONTROLS for c in x)
+
+    def __repr__(self) -> str:
+        return f"PrintableText({self.min_length}, {self.max_length})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, PrintableText) and self.min_length == other.min_length
+                and self.max_length == other.max_length)
+
+
+def observation_space() -> PrintableText:
+    """The observation space of every spadegym environment."""
+    return PrintableText(max_length=contract.MAX_OBSERVATION_CHARS)
+
+
+def action_space() -> PrintableText:
+    """The action space of every spadegym environment: a reply of the player."""
+    return PrintableText(max_length=contract.MAX_ACTION_CHARS)
+
+
+class ProgramEnv(gymnasium.Env):
+    """A Gymnasium environment backed by an environment program (see CONTRACT.md).
+
+    The program runs in an isolated worker process unless ``isolation="none"``. Observations and
+    actions are text. The episode is truncated after ``max_turns`` steps; when it ends, ``info``
+    carries ``episode_outcome`` (the last reward if terminated, else 0.0; for two-player games
+    the program's ``[r0, r1]``) and ``episode_turns``.
+
+    Args:
+        source: the program text (or give ``path``).
+        path: a file holding the program.
+        max_turns: override the program's ``max_turns``.
+        isolation: ``"process"`` (default) or ``"none"`` (trusted programs only).
+        sandbox: a ``SandboxConfig`` for the worker (its ``isolation`` is overridden by the
+            ``isolation`` argument when that is given).
+        pool: share the workers of a ``SandboxPool`` instead of starting a dedicated one.
+        on_error: ``"raise"`` raises ``ProgramError`` when the program fails;
+            ``"terminate"`` ends the episode instead, with reward 0.0 and ``info["error"]``.
+        render_mode: ``"ansi"`` returns the last observation from ``render()``.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, source: str | None = None, *, path: str | os.PathLike | None = None,
+                 max_turns: int | None = None, isolation: str | None = None,
+                 sandbox: SandboxConfig | None = None, pool: SandboxPool | None = None,
+                 on_error: str = "raise", render_mode: str | None = None):
+        if (source is None) == (path is None):
+            raise SpadegymError("ProgramEnv needs exactly one of source= (the program text) or "
+                                "path= (a file holding it).")
+        if path is not None:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+        if on_error not in ("raise", "terminate"):
+            raise SpadegymError(f"on_error={on_error!r} is not supported; use 'raise' or "
+                                "'terminate'.")
+        if render_mode not in (None, "ansi"):
+            raise SpadegymError(f"render_mode={render_mode!r} is not supported; use 'ansi'.")
+        config = sandbox or SandboxConfig()
+        if isolation is not None and isolation != config.isolation:
+            config = SandboxConfig(**{**config.__dict__, "isolation": isolation})
+        self.source = source
+        self.on_error = on_error
+        self.render_mode = render_mode
+        self._pool = pool
+        self._worker = None if pool is not None else make_worker(config)
+        try:
+            self._handle = (pool.open(source, str(path or "<program>")) if pool is not None
+                            else EnvHandle(self._worker, source, str(path or "<program>")))
+        except BaseException:
+            self.close()
+            raise
+        info = self._handle.info
+        self.program_info = info
+        turns = max_turns if max_turns is not None else info.max_turns
+        if not isinstance(turns, int) or not contract.MIN_TURNS <= turns <= contract.MAX_TURNS:
+            self.close()
+            raise SpadegymError(f"max_turns={turns!r}: the program must set an int max_turns in "
+                                f"{contract.MIN_TURNS}..{contract.MAX_TURNS} (or pass max_turns=).")
+        self.max_turns = turns
+        self.num_players = info.num_players or 1
+        self.observation_space = observation_space()
+        self.action_space = action_space()
+        self._turn = 0
+        self._done = True
+        self._last_obs = ""
+
+    @property
+    def title(self) -> str:
+        """The first line of the program's docstring."""
+        doc = (self.program_info.doc or "").strip()
+        return doc.splitlines()[0].strip() if doc else self.program_info.class_name
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[str, dict]:
+        """Start an episode; ``seed=None`` draws one from the env's generator."""
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**31 - 1))
+        obs, info = self._handle.reset(seed, options)
+        self._turn = 0
+        self._done = False
+        self._last_obs = obs
+        return obs, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        """Play one reply; truncates at ``max_turns``."""
+        if self._done:
+            raise SpadegymError("the episode is over; call reset() before step().")
+        if not isinstance(action, str):
+            raise SpadegymError(f"actions are str replies; got {type(action).__name__}.")
+        try:
+            result = self._handle.step(action)
+            obs, reward, terminated, truncated, info = (
+                result.observation, result.reward, result.terminated, result.truncated,
+                result.info)
+        except ProgramError as exc:
+            if self.on_error == "raise":
+                self._done = True
+                raise
+            obs, reward, terminated, truncated = f"The environment failed: {exc}", 0.0, True, False
+            info = {"error": {"kind": exc.kind, "message": str(exc)}}
+        self._turn += 1
+        if not terminated and self._turn >= self.max_turns:
+            truncated = True
+        if terminated or truncated:
+            self._done = True
+            info = dict(info)
+            outcome = info.get("outcome") if self.num_players == 2 else None
+            info["episode_outcome"] = outcome if outcome is not None else (
+                reward if terminated else 0.0)
+            info["episode_turns"] = self._turn
+        self._last_obs = obs
+        return obs, reward, terminated, truncated, info
+
+    def hint(self) -> str | None:
+        """The program's privileged hint for the current instance, or None if it has none."""
+        return self._handle.hint() if self.program_info.has_hint else None
+
+    def solution(self) -> list[str] | None:
+        """The program's winning replies for the current instance, or None if it has none."""
+        return self._handle.solution() if self.program_info.has_solution else None
+
+    def render(self) -> str | None:
+        """The last observation, for ``render_mode="ansi"``."""
+        return self._last_obs if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        """Release the instance and stop the dedicated worker, if any."""
+        handle = getattr(self, "_handle", None)
+        if handle is not None and self._pool is not None:
+            self._pool.release(handle)
+        self._handle = None
+        if getattr(self, "_worker", None) is not None:
+            self._worker.close()
+            self._worker = None
+        super().close()

@@ -1,0 +1,339 @@
+"""``validate``: is this text a good environment program? Cheap checks first, every failure a sentence.
+
+Order: extract -> size -> syntax -> policy -> structure -> load (in the sandbox) -> api
+(contract values, Gymnasium's ``check_env``) -> solvable -> procedural -> determinism ->
+not_trivial -> robust (hypothesis) -> budget -> hint -> novelty (when a memory is given).
+The gates up to ``api`` stop at the first failure (nothing after them can run); the
+behavioural checks after it all run, so the designer hears every problem at once.
+
+Each program is validated in a fresh worker process of its own: a program that broke out of
+the policy could otherwise tamper with the verdict on the next one.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from spadegym import contract
+from spadegym.errors import ConfigError, ProgramError, SandboxError
+from spadegym.extract import extract_program
+from spadegym.sandbox import SandboxConfig, make_worker
+from spadegym.sandbox.pool import Worker
+from spadegym.validation import checks, static
+from spadegym.validation.fuzz import fuzz
+from spadegym.validation.report import CheckResult, ValidationReport
+
+__all__ = ["CheckResult", "ValidationConfig", "ValidationReport", "validate", "validate_many"]
+
+CHECK_ORDER = ("extract", "size", "syntax", "policy", "structure", "load", "api", "solvable",
+               "procedural", "determinism", "not_trivial", "robust", "budget", "hint", "novelty")
+
+
+def _validation_sandbox() -> SandboxConfig:
+    return SandboxConfig(call_timeout=2.0, load_timeout=5.0, kill_grace=1.0)
+
+
+@dataclass(frozen=True)
+class ValidationConfig:
+    """How hard validation looks. The defaults take well under a second for a typical program."""
+
+    seeds: int = 5
+    """Seeds on which ``solution()`` must win (0..seeds-1); also the procedural sample."""
+
+    difficulties: tuple[int, ...] = ()
+    """Difficulties (``options={"difficulty": d}``) on which the seed-0 solution must also win."""
+
+    determinism_seeds: int = 3
+    """Seeds replayed to check determinism."""
+
+    determinism_runs: int = 2
+    """Fresh instances per determinism seed; all must agree."""
+
+    trivial_seeds: int = 3
+    """Seeds on which trivial replies and another seed's solution are tried."""
+
+    fuzz_examples: int = 50
+    """Random action sequences the robustness check plays."""
+
+    fuzz_seed: int = 0
+    """Seed of the fuzzer, so a verdict is reproducible."""
+
+    step_budget: float = 0.5
+    """Seconds the slowest ``reset``/``step`` may take (round trip included)."""
+
+    memory_budget_mb: int = 256
+    """Peak resident memory of the worker, in MiB."""
+
+    check_env: bool = True
+    """Run Gymnasium's ``check_env`` on the ``ProgramEnv`` wrapper."""
+
+    sandbox: SandboxConfig = field(default_factory=_validation_sandbox)
+    """The sandbox for the program (isolation, limits, deadlines)."""
+
+    def __post_init__(self) -> None:
+        if self.seeds < 2:
+            raise ConfigError(f"seeds={self.seeds}: at least 2 are needed to tell seeds apart.")
+        if self.determinism_runs < 2:
+            raise ConfigError(f"determinism_runs={self.determinism_runs}: at least 2 runs are "
+                              "needed to compare.")
+        if any(not 1 <= d <= 5 for d in self.difficulties):
+            raise ConfigError(f"difficulties={self.difficulties}: difficulties are 1..5.")
+        if self.fuzz_examples < 0 or self.trivial_seeds < 1 or self.determinism_seeds < 1:
+            raise ConfigError("fuzz_examples must be >= 0, trivial_seeds and determinism_seeds "
+                              ">= 1.")
+
+
+class _Run:
+    """One validation in progress: records checks and their times on the report."""
+
+    def __init__(self, report: ValidationReport):
+        self.report = report
+
+    def record(self, name: str, problem: str | None, started: float, note: str = "") -> bool:
+        passed = problem is None
+        self.report.checks.append(CheckResult(name, passed, note if passed else problem,
+                                              round(time.perf_counter() - started, 4)))
+        return passed
+
+
+def validate(text: str, config: ValidationConfig | None = None, *, memory: Any = None,
+             worker: Worker | None = None) -> ValidationReport:
+    """Validate a program, or a raw LLM reply holding one.
+
+    Args:
+        text: the program, or a model's whole reply (see CONTRACT.md section 8).
+        config: how hard to look; defaults to ``ValidationConfig()``.
+        memory: an ``EnvironmentMemory``; when given, a ``novelty`` check runs last.
+        worker: run in this worker instead of a fresh one (tests; trusted programs).
+
+    Returns:
+        A ``ValidationReport``; ``report.ok`` is True when every check passed.
+    """
+    config = config or ValidationConfig()
+    report = ValidationReport()
+    started_all = time.perf_counter()
+    run = _Run(report)
+    try:
+        _validate(text, config, memory, worker, run)
+    finally:
+        done = {c.name for c in report.checks}
+        report.not_run = [n for n in CHECK_ORDER if n not in done
+                          and not (n == "novelty" and memory is None)]
+        report.ok = bool(report.checks) and all(c.passed for c in report.checks) \
+            and not report.not_run
+        report.seconds = round(time.perf_counter() - started_all, 4)
+    return report
+
+
+def _validate(text: str, config: ValidationConfig, memory: Any, worker: Worker | None,
+              run: _Run) -> None:
+    report = run.report
+    t = time.perf_counter()
+    if not isinstance(text, str):
+        run.record("extract", f"Expected program text (str), got {type(text).__name__}.", t)
+        return
+    extraction = extract_program(text)
+    if not run.record("extract", None if extraction.code else extraction.message, t,
+                      f"program found ({extraction.source})"):
+        return
+    code = report.program = extraction.code
+
+    t = time.perf_counter()
+    if not run.record("size", static.check_size(code), t):
+        return
+    t = time.perf_counter()
+    tree, problem = static.check_syntax(code)
+    if not run.record("syntax", problem, t):
+        return
+    t = time.perf_counter()
+    from spadegym.policy import check_source
+
+    errors = check_source(code)
+    if not run.record("policy", "; ".join(errors) if errors else None, t):
+        return
+    t = time.perf_counter()
+    cls_node, problems = static.check_structure(tree)
+    if not run.record("structure", " ".join(problems) if problems else None, t):
+        return
+    report.class_name = cls_node.name
+    title, description = static.docstring_parts(cls_node)
+    report.properties.update(title=title, description=description)
+
+    own = worker is None
+    worker = worker or make_worker(config.sandbox)
+    try:
+        _dynamic(code, config, memory, worker, run)
+    except SandboxError as exc:
+        name = next(n for n in CHECK_ORDER if n not in {c.name for c in report.checks})
+        run.record(name, f"The sandbox failed while checking: {exc}", time.perf_counter())
+    finally:
+        if own:
+            worker.close()
+
+
+def _load(code: str, worker: Worker, report: ValidationReport) -> tuple[Any, str | None]:
+    try:
+        info = worker.load(code)
+    except ProgramError as exc:
+        return None, str(exc)
+    problems = []
+    if not info.has_reset or not info.has_step:
+        problems.append(f"{info.class_name} needs reset(self, seed=None, options=None) and "
+                        "step(self, action) methods.")
+    if info.max_turns is None or not contract.MIN_TURNS <= info.max_turns <= contract.MAX_TURNS:
+        problems.append(f"{info.class_name}.max_turns must be an int class attribute in "
+                        f"{contract.MIN_TURNS}..{contract.MAX_TURNS}.")
+    if info.num_players not in (None, 1, 2):
+        problems.append(f"num_players must be 1 or 2, not {info.num_players!r}.")
+    if info.tool_env and (not info.has_check or not isinstance(info.tools, list) or not info.tools):
+        problems.append("A ToolEnv needs a non-empty tools list and a check(self, answer) method.")
+    return info, " ".join(problems) if problems else None
+
+
+def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker,
+             run: _Run) -> None:
+    report = run.report
+    t = time.perf_counter()
+    info, problem = _load(code, worker, report)
+    if not run.record("load", problem, t):
+        return
+    max_turns = info.max_turns
+    kind = "two_player" if info.num_players == 2 else "tool" if info.tool_env else "puzzle"
+    report.properties.update(skill=info.skill, max_turns=max_turns,
+                             num_players=info.num_players or 1, kind=kind)
+
+    t = time.perf_counter()
+    if not run.record("api", _check_api(code, info, worker, config, report), t):
+        return
+    ctx = checks.Context(worker=worker, info=info, max_turns=max_turns, config=config,
+                         properties=report.properties)
+    generation = worker.generation
+
+    def guarded(name: str, check: Callable[[], str | None]) -> None:
+        nonlocal generation
+        t = time.perf_counter()
+        if worker.generation != generation:  # a hard kill restarted the worker: load again
+            ctx.info = worker.load(code)
+            generation = worker.generation
+        try:
+            problem = check()
+        except ProgramError as exc:
+            problem = f"The program failed: {exc}"
+        run.record(name, problem, t)
+
+    guarded("solvable", lambda: checks.check_solvable(ctx))
+    guarded("procedural", lambda: checks.check_procedural(ctx))
+    guarded("determinism", lambda: checks.check_determinism(ctx))
+    guarded("not_trivial", lambda: checks.check_not_trivial(ctx))
+    moves = sorted({a for e in ctx.solved for a in (e.solution or [])})[:20]
+    timings: list[float] = []
+
+    def robust() -> str | None:
+        problem, found = fuzz(worker, ctx.info, moves, config.fuzz_examples, config.fuzz_seed,
+                              max_turns)
+        timings.extend(found)
+        return problem
+
+    guarded("robust", robust)
+    guarded("budget", lambda: _check_budget(worker, ctx, timings, config))
+    guarded("hint", lambda: checks.check_hint(ctx))
+    if memory is not None and all(c.passed for c in report.checks):
+        t = time.perf_counter()
+        novelty = memory.check_novelty(code, first_observation=report.properties.get(
+            "first_observation", ""))
+        report.properties["novelty"] = {"nearest_id": novelty.nearest_id,
+                                        "similarity": novelty.similarity}
+        run.record("novelty", None if novelty.novel else novelty.reason, t)
+
+
+def _check_api(code: str, info: Any, worker: Worker, config: ValidationConfig,
+               report: ValidationReport) -> str | None:
+    """reset/step return contract values; Gymnasium's checker accepts the wrapper."""
+    from spadegym.validation.episodes import Episode, play
+
+    episode = Episode(seed=0, actions=["\\boxed{1}"])
+    play(worker, info, [episode], 1)
+    if episode.error is not None:
+        return f"Seed 0: {episode.error_during} failed: {episode.error}"
+    report.properties["first_observation"] = episode.first_observation
+    if info.num_players == 2 and episode.first_info.get("player") not in (0, 1):
+        return "A two-player game must name the player to act in info['player'] (0 or 1) " \
+               "after reset() and after every step."
+    if not config.check_env:
+        return None
+    from gymnasium.utils.env_checker import check_env
+
+    from spadegym.env import ProgramEnv
+    from spadegym.sandbox import SandboxPool
+
+    pool = SandboxPool.from_workers([worker])
+    env = ProgramEnv(code, pool=pool)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            check_env(env, skip_render_check=True)
+    except ProgramError as exc:
+        return f"Gymnasium's check_env failed: {exc}"
+    except Exception as exc:  # check_env asserts; its message names the rule
+        return f"Gymnasium's check_env failed: {type(exc).__name__}: {exc}"
+    finally:
+        env.close()
+    return None
+
+
+def _check_budget(worker: Worker, ctx: checks.Context, timings: list[float],
+                  config: ValidationConfig) -> str | None:
+    steps = timings + [s for e in ctx.solved for s in e.step_seconds]
+    if steps:
+        ctx.properties["step_ms_median"] = round(1000 * sorted(steps)[len(steps) // 2], 3)
+        ctx.properties["step_ms_max"] = round(1000 * max(steps), 3)
+        if max(steps) > config.step_budget:
+            return (f"The slowest call took {max(steps):.2f} s; reset() and step() must finish "
+                    f"within {config.step_budget:g} s. Precompute less or search smarter.")
+    peak = worker.peak_memory_mb() if hasattr(worker, "peak_memory_mb") else None
+    if peak is not None:
+        ctx.properties["peak_memory_mb"] = round(peak, 1)
+        if peak > config.memory_budget_mb:
+            return (f"The worker's memory peaked at {peak:.0f} MiB; the budget is "
+                    f"{config.memory_budget_mb} MiB. Keep less state.")
+    return None
+
+
+def validate_many(texts: Iterable[str], config: ValidationConfig | None = None, *,
+                  workers: int = 2, memory: Any = None,
+                  progress: Callable[[int, ValidationReport], None] | None = None,
+                  ) -> list[ValidationReport]:
+    """Validate several programs concurrently, each in its own fresh worker.
+
+    Args:
+        texts: programs or raw replies.
+        config: shared configuration.
+        workers: how many validations run at once.
+        memory: passed to each ``validate`` call.
+        progress: called with (index, report) as each finishes.
+
+    Returns:
+        The reports, in the order of ``texts``.
+    """
+    items = list(texts)
+    reports: list[ValidationReport | None] = [None] * len(items)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as executor:
+        futures = {executor.submit(validate, text, config, memory=memory): k
+                   for k, text in enumerate(items)}
+        for future in concurrent.futures.as_completed(futures):
+            k = futures[future]
+            reports[k] = future.result()
+            if progress is not None:
+                progress(k, reports[k])
+    return reports  # type: ignore[return-value]
+
+
+def replace_config(config: ValidationConfig, **changes: Any) -> ValidationConfig:
+    """A copy of ``config`` with some fields changed."""
+    return dataclasses.replace(config, **changes)
