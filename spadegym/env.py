@@ -17,6 +17,9 @@ from spadegym.sandbox.pool import SandboxPool
 SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
 """Characters that ``PrintableText.sample`` draws from."""
 
+SAMPLE_MAX_LENGTH = 256
+"""Longest string ``PrintableText.sample`` draws."""
+
 _ALLOWED_CONTROLS = frozenset("\n\r\t")
 
 
@@ -37,6 +40,15 @@ class PrintableText(spaces.Text):
         if not isinstance(x, str) or not self.min_length <= len(x) <= self.max_length:
             return False
         return x.isprintable() or all(c.isprintable() or c in _ALLOWED_CONTROLS for c in x)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        """A random string of up to 256 characters (longer ones only slow checkers down)."""
+        if mask is not None or probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        length = int(self.np_random.integers(self.min_length, max(self.min_length,
+                                             min(self.max_length, SAMPLE_MAX_LENGTH)) + 1))
+        indices = self.np_random.integers(0, len(SAMPLE_CHARSET), size=length)
+        return "".join(SAMPLE_CHARSET[i] for i in indices)
 
     def __repr__(self) -> str:
         return f"PrintableText({self.min_length}, {self.max_length})"

@@ -142,7 +142,8 @@ class ToolEnv:
 
     def describe_tools(self) -> str:
         """The tool specs as JSON lines, ready to put in an observation."""
-        return "\n".join(json.dumps(spec, ensure_ascii=False, sort_keys=True) for spec in self.tools)
+        return "\n".join(json.dumps(spec, ensure_ascii=False, sort_keys=True)
+                         for spec in self.tools)
 
     def check(self, answer: str) -> float:
         """Score the final answer from the answer text and the env's state (override this)."""
@@ -170,7 +171,8 @@ class ToolEnv:
     def step(self, action: str):
         """Run the reply's tool calls in order, then judge its answer if it gives one."""
         calls = parse_tool_calls(action)
-        blocks = len(_blocks(action, "<tool_call>", "</tool_call>")) if isinstance(action, str) else 0
+        text = action if isinstance(action, str) else ""
+        blocks = len(_blocks(text, "<tool_call>", "</tool_call>"))
         lines = [self.run_tool(call["name"], call["arguments"]) for call in calls]
         if blocks > len(calls):
             lines.append(

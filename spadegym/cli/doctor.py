@@ -10,7 +10,7 @@ import sys
 ADVICE = {
     "network": "run as root, or enable unprivileged user namespaces "
                "(sysctl kernel.unprivileged_userns_clone=1)",
-    "seccomp": "install libseccomp (apt-get install libseccomp2) and pyseccomp",
+    "seccomp": "install libseccomp (apt-get install libseccomp2)",
     "privileges": "run workers as an unprivileged user",
     "rlimits": "use Linux",
 }

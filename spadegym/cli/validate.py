@@ -1,4 +1,4 @@
-"""``spadegym validate FILE... [--json]``: check programs (or raw LLM replies) against the contract."""
+"""``spadegym validate FILE... [--json]``: check programs (or raw replies) against the contract."""
 
 from __future__ import annotations
 

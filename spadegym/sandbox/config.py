@@ -45,7 +45,7 @@ class SandboxConfig:
 
     seccomp: bool = True
     """Load a seccomp filter denying process creation, sockets and file opening (needs
-    libseccomp and pyseccomp)."""
+    libseccomp)."""
 
     require_isolation: bool = False
     """Refuse to start a worker unless every layer asked for is active (otherwise a missing

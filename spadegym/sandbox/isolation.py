@@ -87,22 +87,49 @@ def drop_privileges() -> tuple[bool, str]:
     return True, "root dropped to nobody"
 
 
-def load_seccomp() -> tuple[bool, str]:
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_ACT_ERRNO = 0x00050000
+
+
+def libseccomp() -> ctypes.CDLL | None:
+    """Libseccomp through ctypes (no ``ctypes.util.find_library``: it runs ``ldconfig``)."""
+    for name in ("libseccomp.so.2", "libseccomp.so"):
+        try:
+            lib = ctypes.CDLL(name, use_errno=True)
+        except OSError:
+            continue
+        lib.seccomp_init.restype = ctypes.c_void_p
+        lib.seccomp_init.argtypes = [ctypes.c_uint32]
+        lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
+        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        lib.seccomp_load.argtypes = [ctypes.c_void_p]
+        lib.seccomp_release.argtypes = [ctypes.c_void_p]
+        return lib
+    return None
+
+
+def load_seccomp(lib: ctypes.CDLL | None = None) -> tuple[bool, str]:
     """Load the seccomp filter of ``DENIED_SYSCALLS`` (EPERM), allowing everything else."""
+    lib = lib or libseccomp()
+    if lib is None:
+        return False, "libseccomp is not installed (apt-get install libseccomp2)"
+    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not ctx:
+        return False, "seccomp_init failed"
     try:
-        import pyseccomp
-    except (ImportError, RuntimeError, OSError) as exc:  # pyseccomp raises RuntimeError w/o lib
-        return False, f"pyseccomp/libseccomp unavailable ({exc})"
-    try:
-        flt = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
         denied = 0
+        action = ctypes.c_uint32(SCMP_ACT_ERRNO | errno.EPERM)
         for name in DENIED_SYSCALLS:
-            try:
-                flt.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number < 0:
+                continue  # a system call this architecture does not have
+            # seccomp_rule_add is variadic: pass every argument with its exact C type.
+            if lib.seccomp_rule_add(ctypes.c_void_p(ctx), action, ctypes.c_int(number),
+                                    ctypes.c_uint(0)) == 0:
                 denied += 1
-            except (ValueError, RuntimeError, OSError):
-                continue  # a system call this kernel or libseccomp does not know
-        flt.load()
-    except Exception as exc:  # any failure leaves the layer off, reported
-        return False, f"seccomp filter failed to load ({exc})"
+        code = lib.seccomp_load(ctx)
+    finally:
+        lib.seccomp_release(ctx)
+    if code != 0:
+        return False, f"seccomp_load failed ({os.strerror(-code)})"
     return True, f"{denied} system calls denied"

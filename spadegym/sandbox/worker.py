@@ -20,15 +20,31 @@ from spadegym.sandbox import isolation, protocol
 from spadegym.sandbox.runtime import Runtime
 
 
-def _read_exact(fd: int, n: int) -> bytes | None:
-    chunks = []
-    while n:
-        chunk = os.read(fd, min(n, 1 << 20))
-        if not chunk:
+class _FrameReader:
+    """Frames from a pipe, read in large chunks (one read usually holds a whole request)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buf = bytearray()
+
+    def _fill(self, n: int) -> bool:
+        while len(self.buf) < n:
+            chunk = os.read(self.fd, max(1 << 16, n - len(self.buf)))
+            if not chunk:
+                return False
+            self.buf += chunk
+        return True
+
+    def next(self) -> bytes | None:
+        """The next frame's body; ``None`` at end of input or on an oversized frame."""
+        if not self._fill(protocol.HEADER.size):
             return None
-        chunks.append(chunk)
-        n -= len(chunk)
-    return b"".join(chunks)
+        (size,) = protocol.HEADER.unpack_from(self.buf)
+        if size > protocol.MAX_REQUEST_BYTES or not self._fill(protocol.HEADER.size + size):
+            return None  # the host never sends this; stop rather than guess where frames begin
+        body = bytes(self.buf[protocol.HEADER.size:protocol.HEADER.size + size])
+        del self.buf[:protocol.HEADER.size + size]
+        return body
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -44,15 +60,11 @@ def _preload() -> None:
         importlib.import_module(name)
     import spadegym.policy  # noqa: F401  (the restricted compiler itself)
 
-    try:
-        import pyseccomp  # noqa: F401  (loads libseccomp before root is dropped)
-    except (ImportError, RuntimeError, OSError):
-        pass
-
 
 def isolate(settings: dict) -> dict:
     """Import what programs need, then apply every isolation layer; returns their states."""
     _preload()
+    seccomp_lib = isolation.libseccomp() if settings["seccomp"] else None  # before dropping root
     layers = {}
     layers["rlimits"] = (True, isolation.apply_rlimits(
         settings["memory_mb"], settings["cpu_seconds"], settings["max_open_files"]))
@@ -60,7 +72,7 @@ def isolate(settings: dict) -> dict:
         layers["network"] = isolation.enter_network_namespace()
     layers["privileges"] = isolation.drop_privileges()
     if settings["seccomp"]:
-        layers["seccomp"] = isolation.load_seccomp()
+        layers["seccomp"] = isolation.load_seccomp(seccomp_lib)
     return {name: {"active": ok, "detail": detail} for name, (ok, detail) in layers.items()}
 
 
@@ -74,14 +86,9 @@ def main(settings: dict) -> None:
     hello = {"ok": True, "v": {"pid": os.getpid(), "layers": layers}}
     _write_all(fd_out, protocol.encode(hello))
 
+    frames = _FrameReader(fd_in)
     while True:
-        header = _read_exact(fd_in, protocol.HEADER.size)
-        if header is None:
-            return
-        (size,) = protocol.HEADER.unpack(header)
-        if size > protocol.MAX_REQUEST_BYTES:
-            return  # the host never sends this; stop rather than guess where frames begin
-        body = _read_exact(fd_in, size)
+        body = frames.next()
         if body is None:
             return
         try:

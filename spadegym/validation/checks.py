@@ -39,6 +39,7 @@ class Context:
 
     @property
     def two_player(self) -> bool:
+        """Whether the program is a two-player game."""
         return self.info.num_players == 2
 
     def episode_failure(self, episode: Episode) -> str:

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym.errors import ProgramError, SandboxError
-from spadegym.sandbox import ProgramInfo
+from spadegym.sandbox import ProgramInfo, protocol
 from spadegym.sandbox.client import _check, _result
 from spadegym.sandbox.pool import Worker
-from spadegym.sandbox import protocol
 
 
 @dataclass
@@ -60,6 +59,7 @@ class Episode:
         return self.error is None and self.outcome() >= 1.0
 
     def next_action(self) -> str | None:
+        """The reply for the next turn, or None when this episode has no more."""
         if self.repeat is not None:
             return self.repeat
         actions = self.solution if self.use_solution else self.actions

@@ -7,92 +7,122 @@ the same program gets the same verdict every time, and no example database is wr
 
 from __future__ import annotations
 
-import time
-from typing import Any
+import functools
+import json
+import threading
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from spadegym.errors import ProgramError
 from spadegym.sandbox import ProgramInfo
 from spadegym.sandbox.pool import Worker
+from spadegym.validation.episodes import Episode, play
+
+# Examples are drawn as templates once per process (hypothesis's engine costs far more than a
+# validation's stepping) and filled with each program's own solution moves when played.
+Template = tuple
 
 
-def action_strategy(moves: list[str]) -> st.SearchStrategy[str]:
+def template_strategy() -> st.SearchStrategy[Template]:
     """Replies a fuzzer plays: arbitrary, boxed, numeric, tool-call shaped, or near-solutions."""
     text = st.text(max_size=40)
     boxed = text.map(lambda s: "\\boxed{" + s + "}")
-    numbers = st.integers(-10**12, 10**12).map(lambda n: "\\boxed{" + str(n) + "}")
+    numbers = st.integers(-(10**12), 10**12).map(lambda n: "\\boxed{" + str(n) + "}")
     floats = st.floats(allow_nan=True, allow_infinity=True).map(lambda f: "\\boxed{" + str(f) + "}")
-    tool = st.fixed_dictionaries({"name": st.text(max_size=12),
-                                  "arguments": st.dictionaries(st.text(max_size=8),
-                                                               st.integers() | st.text(max_size=8),
-                                                               max_size=3)}).map(
-        lambda call: "<tool_call>" + _json(call) + "</tool_call>")
-    broken_tool = st.sampled_from(["<tool_call>{not json}</tool_call>", "<tool_call></tool_call>",
-                                   "<answer></answer>", "<tool_call>[1, 2]</tool_call>",
-                                   '<tool_call>{"name": 5}</tool_call>', "\\boxed{", "}{", "\\boxed{{}"])
+    tool = st.fixed_dictionaries(
+        {
+            "name": st.text(max_size=12),
+            "arguments": st.dictionaries(
+                st.text(max_size=8), st.integers() | st.text(max_size=8), max_size=3
+            ),
+        }
+    ).map(lambda call: "<tool_call>" + json.dumps(call, ensure_ascii=False) + "</tool_call>")
+    broken = st.sampled_from(
+        [
+            "",
+            " ",
+            "\n",
+            "\\boxed{}",
+            "\\boxed{ }",
+            "<tool_call>{not json}</tool_call>",
+            "<tool_call></tool_call>",
+            "<answer></answer>",
+            "<tool_call>[1, 2]</tool_call>",
+            '<tool_call>{"name": 5}</tool_call>',
+            "\\boxed{",
+            "}{",
+            "\\boxed{{}",
+            "\\boxed{\\boxed{1}}",
+            "<answer>\\boxed{}</answer>",
+        ]
+    )
     long = st.integers(1000, 20000).map(lambda n: "x" * n)
-    options = [text, boxed, numbers, floats, tool, broken_tool, long]
-    if moves:
-        move = st.sampled_from(moves)
-        options += [move, st.tuples(move, st.integers(0, 20), st.characters()).map(_mutate)]
-    return st.one_of(options)
+    literal = st.one_of(text, boxed, numbers, floats, tool, broken, long).map(lambda s: ("text", s))
+    move = st.integers(0, 19).map(lambda i: ("move", i))
+    mutated = st.tuples(st.integers(0, 19), st.integers(0, 40), st.characters()).map(
+        lambda t: ("mutate", *t)
+    )
+    return st.one_of(literal, literal, move, mutated)
 
 
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _mutate(args: tuple[str, int, str]) -> str:
-    move, position, char = args
-    if not move:
-        return char
+def materialise(template: Template, moves: list[str]) -> str:
+    """The reply a template stands for, given the program's solution moves."""
+    if template[0] == "text":
+        return template[1]
+    if not moves:
+        return ""
+    move = moves[template[1] % len(moves)]
+    if template[0] == "move" or not move:
+        return move
+    _, _, position, char = template
     position %= len(move)
-    return move[:position] + char + move[position + 1:]
+    return move[:position] + char + move[position + 1 :]
 
 
-def fuzz(worker: Worker, info: ProgramInfo, moves: list[str], examples: int, seed: int,
-         max_turns: int) -> tuple[str | None, list[float]]:
-    """Play ``examples`` random action sequences; the first failure as a sentence, and timings."""
-    failure: list[str] = []
-    timings: list[float] = []
-    instance = worker.new(info.program)
+@functools.lru_cache(maxsize=16)
+def draw_templates(examples: int, seed: int, max_len: int) -> tuple[tuple[int, tuple], ...]:
+    """``examples`` (episode seed, templates) pairs, the same for the same arguments."""
+    drawn: list[tuple[int, tuple]] = []
 
     @hypothesis_seed(seed)
-    @settings(max_examples=examples, database=None, derandomize=False, deadline=None,
-              phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck),
-              print_blob=False)
-    @given(st.integers(0, 9), st.lists(action_strategy(moves), min_size=1,
-                                       max_size=min(4, max_turns)))
-    def run(episode_seed: int, actions: list[str]) -> None:
-        if failure:
-            return
-        turn, action = 0, ""
-        try:
-            started = time.perf_counter()
-            worker.reset(instance, episode_seed, None)
-            timings.append(time.perf_counter() - started)
-            for turn, action in enumerate(actions, 1):
-                started = time.perf_counter()
-                result = worker.step(instance, action)
-                timings.append(time.perf_counter() - started)
-                if result.terminated or result.truncated:
-                    break
-        except ProgramError as exc:
-            if turn == 0:
-                failure.append(f"Seed {episode_seed}: reset() failed: {exc}")
-                return
-            shown = action if len(action) <= 80 else action[:80] + "..."
-            failure.append(f"Seed {episode_seed}, turn {turn}: step({shown!r}) failed: {exc} "
-                           "step() must answer any reply, explaining what was wrong.")
+    @settings(
+        max_examples=examples,
+        database=None,
+        derandomize=False,
+        deadline=None,
+        phases=(Phase.generate,),
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    @given(st.integers(0, 9), st.lists(template_strategy(), min_size=1, max_size=max_len))
+    def collect(episode_seed: int, templates: list[Template]) -> None:
+        if len(drawn) < examples:
+            drawn.append((episode_seed, tuple(templates)))
 
-    run()
-    try:
-        worker.close_instance(instance)
-    except ProgramError:
-        pass
-    return (failure[0] if failure else None), timings
+    with _DRAW_LOCK:
+        collect()
+    return tuple(drawn)
+
+
+_DRAW_LOCK = threading.Lock()
+
+
+def fuzz(
+    worker: Worker, info: ProgramInfo, moves: list[str], examples: int, seed: int, max_turns: int
+) -> str | None:
+    """Play random action sequences, all at once in lockstep; the first failure as a sentence."""
+    if examples <= 0:
+        return None
+    episodes = [
+        Episode(seed=s, actions=[materialise(t, moves) for t in templates])
+        for s, templates in draw_templates(examples, seed, min(4, max_turns))
+    ]
+    play(worker, info, episodes, max_turns)
+    for episode in episodes:
+        if episode.error is not None:
+            return (
+                f"Seed {episode.seed}: {episode.error_during} failed: {episode.error} "
+                "step() must answer any reply, explaining what was wrong."
+            )
+    return None

@@ -23,7 +23,9 @@ from spadegym.sandbox.client import _worker_path, worker_environment
 
 _HARNESS = (
     "import sys,json,types,os;a=json.loads(sys.argv[1]);sys.path[:0]=a['path'];"
-    "p=types.ModuleType('spadegym');p.__path__=[a['pkg']];sys.modules['spadegym']=p;"
+    "[sys.modules.__setitem__(n,types.ModuleType(n)) for n in ('spadegym','spadegym.sandbox')];"
+    "sys.modules['spadegym'].__path__=[a['pkg']];"
+    "sys.modules['spadegym.sandbox'].__path__=[a['pkg']+'/sandbox'];"
     "import socket,subprocess,threading,signal;"  # what an attacker would want, loaded early
     "from spadegym.sandbox.worker import isolate;layers=isolate(a['settings']);"
     "out={'layers':layers}\n"

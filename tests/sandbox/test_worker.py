@@ -112,7 +112,8 @@ def test_uninterruptible_c_loop_is_killed_and_the_worker_restarts(worker):
 
 
 def test_memory_bomb_is_contained(worker):
-    handle = open_env(worker, make_program("x = 'y' * (4 * 1024 ** 3)\nreturn 'x', 0.0, False, False, {}"))
+    bomb = "x = 'y' * (4 * 1024 ** 3)\nreturn 'x', 0.0, False, False, {}"
+    handle = open_env(worker, make_program(bomb))
     with pytest.raises(ProgramError) as caught:
         handle.step("a")
     assert "memory" in str(caught.value).lower() or caught.value.kind == "crash"

@@ -52,7 +52,8 @@ def test_program_without_env_class_fails_extract():
 def test_syntax_error_names_the_line():
     report = validate("```python\nclass XEnv:\n    def reset(self\n```", FAST)
     assert failed(report) == "syntax"
-    assert report.failures[0].message.startswith("Line 2:") or "Line 3" in report.failures[0].message
+    message = report.failures[0].message
+    assert message.startswith("Line 2:") or message.startswith("Line 3:")
 
 
 def test_policy_refusal_is_a_line_sentence():
