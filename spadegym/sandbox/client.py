@@ -36,6 +36,10 @@ _BOOT = (
 )
 
 
+SPIN_SECONDS = 50e-6
+"""How long the host polls a worker's pipe without sleeping before it waits in poll()."""
+
+
 @dataclass(frozen=True)
 class ProgramInfo:
     """What a worker reports about a loaded program's environment class."""
@@ -277,6 +281,7 @@ class SandboxWorker(_Operations):
         except OSError as exc:
             raise SandboxError(
                 f"could not start a sandbox worker with {sys.executable}: {exc}") from exc
+        os.set_blocking(self._proc.stdout.fileno(), False)
         self._poll = select.poll()
         self._poll.register(self._proc.stdout.fileno(), select.POLLIN | select.POLLHUP)
         deadline = time.monotonic() + max(self.config.load_timeout, 30.0)
@@ -359,6 +364,7 @@ class SandboxWorker(_Operations):
         """Read one frame before ``deadline``; ``None`` on timeout, EOF or a bad frame."""
         fd = self._proc.stdout.fileno()
         need = None
+        spin_until = None
         while True:
             if need is None and len(self._buf) >= 4:
                 (need,) = protocol.HEADER.unpack_from(self._buf)
@@ -373,11 +379,21 @@ class SandboxWorker(_Operations):
                 except ValueError as exc:
                     self.last_failure = f"an undecodable frame ({exc})"
                     return None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000))):
-                self.last_failure = "timeout"
-                return None
-            chunk = os.read(fd, 1 << 20)
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                # Spin briefly before sleeping in poll(): a step answers in tens of
+                # microseconds, and waking up from poll() costs about as much again.
+                now = time.perf_counter()
+                if spin_until is None:
+                    spin_until = now + SPIN_SECONDS
+                if now < spin_until:
+                    continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000))):
+                    self.last_failure = "timeout"
+                    return None
+                continue
             if not chunk:
                 self.last_failure = "the worker exited"
                 return None

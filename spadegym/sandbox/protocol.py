@@ -99,6 +99,8 @@ def check_info(info: Any, where: str) -> dict:
     if type(info) is not dict:
         raise ContractViolation(f"{where} returned info of type {type(info).__name__}; "
                                 "it must be a dict (use {} when there is nothing to say).")
+    if not info:
+        return {}
     clean = plain_json(info, f"{where} info")
     size = len(_encoder.encode(clean).encode("utf-8", "surrogatepass"))
     if size > contract.MAX_INFO_BYTES:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable
@@ -120,7 +121,9 @@ def validate(text: str, config: ValidationConfig | None = None, *, memory: Any =
     started_all = time.perf_counter()
     run = _Run(report)
     try:
-        _validate(text, config, memory, worker, run)
+        code = _static(text, run)
+        if code is not None:
+            _sandboxed(code, config, memory, worker, run)
     finally:
         done = {c.name for c in report.checks}
         report.not_run = [n for n in CHECK_ORDER if n not in done
@@ -131,40 +134,56 @@ def validate(text: str, config: ValidationConfig | None = None, *, memory: Any =
     return report
 
 
-def _validate(text: str, config: ValidationConfig, memory: Any, worker: Worker | None,
-              run: _Run) -> None:
+# CPython 3.11 can fail with "AST constructor recursion depth mismatch" when two threads build
+# ASTs at once (validate_many runs validations on threads): the static stage holds this lock.
+_AST_LOCK = threading.Lock()
+
+
+def _static(text: str, run: _Run) -> str | None:
+    """The checks that only read the text; the program if they all pass."""
+    with _AST_LOCK:
+        return _static_checks(text, run)
+
+
+def _static_checks(text: str, run: _Run) -> str | None:
     report = run.report
     t = time.perf_counter()
     if not isinstance(text, str):
         run.record("extract", f"Expected program text (str), got {type(text).__name__}.", t)
-        return
+        return None
     extraction = extract_program(text)
     if not run.record("extract", None if extraction.code else extraction.message, t,
                       f"program found ({extraction.source})"):
-        return
+        return None
     code = report.program = extraction.code
 
     t = time.perf_counter()
     if not run.record("size", static.check_size(code), t):
-        return
+        return None
     t = time.perf_counter()
     tree, problem = static.check_syntax(code)
     if not run.record("syntax", problem, t):
-        return
+        return None
     t = time.perf_counter()
     from spadegym.policy import check_source
 
     errors = check_source(code)
     if not run.record("policy", "; ".join(errors) if errors else None, t):
-        return
+        return None
     t = time.perf_counter()
     cls_node, problems = static.check_structure(tree)
     if not run.record("structure", " ".join(problems) if problems else None, t):
-        return
+        return None
     report.class_name = cls_node.name
     title, description = static.docstring_parts(cls_node)
     report.properties.update(title=title, description=description)
 
+    return code
+
+
+def _sandboxed(code: str, config: ValidationConfig, memory: Any, worker: Worker | None,
+               run: _Run) -> None:
+    report = run.report
     own = worker is None
     worker = worker or make_worker(config.sandbox)
     try:
