@@ -18,6 +18,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="program or reply files")
     parser.add_argument("--json", action="store_true", help="print one JSON array of reports")
     parser.add_argument("--workers", type=int, default=2, help="validations at once (default 2)")
+    parser.add_argument("--executor", default="local",
+                        help="where validations run: local (default), ray, or ray:<address>")
     parser.add_argument("--seeds", type=int, default=5, help="seeds the solution must win on")
     parser.add_argument("--difficulties", default="",
                         help="comma-separated difficulties (1-5) the solution must also win at")
@@ -26,7 +28,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate the files and print the verdicts."""
-    from spadegym.errors import ConfigError
+    from spadegym.errors import ConfigError, SpadegymError
     from spadegym.validation import ValidationConfig, validate_many
 
     texts = []
@@ -51,7 +53,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.json and sys.stderr.isatty():
             print(f"  validated {os.path.basename(args.files[index])}", file=sys.stderr)
 
-    reports = validate_many(texts, config, workers=args.workers, progress=progress)
+    try:
+        reports = validate_many(texts, config, workers=args.workers, progress=progress,
+                                executor=args.executor)
+    except SpadegymError as exc:
+        print(f"spadegym validate: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps([{"file": path, **report.to_dict()}
                           for path, report in zip(args.files, reports)], ensure_ascii=False))

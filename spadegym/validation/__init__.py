@@ -12,8 +12,8 @@ the policy could otherwise tamper with the verdict on the next one.
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
+import functools
 import threading
 import time
 import warnings
@@ -256,12 +256,7 @@ def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker,
     guarded("budget", lambda: _check_budget(worker, ctx, config))
     guarded("hint", lambda: checks.check_hint(ctx))
     if memory is not None and all(c.passed for c in report.checks):
-        t = time.perf_counter()
-        novelty = memory.check_novelty(code, first_observation=report.properties.get(
-            "first_observation", ""))
-        report.properties["novelty"] = {"nearest_id": novelty.nearest_id,
-                                        "similarity": novelty.similarity}
-        run.record("novelty", None if novelty.novel else novelty.reason, t)
+        _judge_novelty(report, memory)
 
 
 def _check_api(code: str, info: Any, worker: Worker, config: ValidationConfig,
@@ -334,7 +329,7 @@ def _check_budget(worker: Worker, ctx: checks.Context, config: ValidationConfig)
 
 
 def validate_many(texts: Iterable[str], config: ValidationConfig | None = None, *,
-                  workers: int = 2, memory: Any = None,
+                  workers: int = 2, memory: Any = None, executor: Any = None,
                   progress: Callable[[int, ValidationReport], None] | None = None,
                   ) -> list[ValidationReport]:
     """Validate several programs concurrently, each in its own fresh worker.
@@ -342,24 +337,61 @@ def validate_many(texts: Iterable[str], config: ValidationConfig | None = None, 
     Args:
         texts: programs or raw replies.
         config: shared configuration.
-        workers: how many validations run at once.
-        memory: passed to each ``validate`` call.
+        workers: how many validations run at once (the local executor's threads, or Ray actors).
+        memory: an ``EnvironmentMemory``; novelty is judged here, in this process, for the
+            programs that pass everything else.
+        executor: ``"local"`` (default), ``"ray"``, ``"ray:<address>"`` or an ``Executor``.
         progress: called with (index, report) as each finishes.
 
     Returns:
-        The reports, in the order of ``texts``.
+        The reports, in the order of ``texts``. Work an executor lost comes back as a failed
+        report whose ``executor`` check says why.
     """
+    from spadegym.executors import TaskLost, get_executor
+
     items = list(texts)
-    reports: list[ValidationReport | None] = [None] * len(items)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as executor:
-        futures = {executor.submit(validate, text, config, memory=memory): k
-                   for k, text in enumerate(items)}
-        for future in concurrent.futures.as_completed(futures):
-            k = futures[future]
-            reports[k] = future.result()
+    chosen = get_executor(executor, workers)
+
+    def finished(k: int, result: Any) -> None:
+        if progress is not None:
+            progress(k, _as_report(result))
+
+    try:
+        results = chosen.map(functools.partial(validate, config=config), items,
+                             progress=finished if memory is None else None)
+    finally:
+        if chosen is not executor:
+            chosen.close()
+    reports = [_as_report(r) for r in results]
+    if memory is not None:
+        for k, report in enumerate(reports):
+            if report.ok and report.program is not None:
+                _judge_novelty(report, memory)
             if progress is not None:
-                progress(k, reports[k])
-    return reports  # type: ignore[return-value]
+                progress(k, report)
+    return reports
+
+
+def _as_report(result: Any) -> ValidationReport:
+    from spadegym.executors import TaskLost
+
+    if isinstance(result, TaskLost):
+        return ValidationReport(ok=False, checks=[CheckResult(
+            "executor", False, f"The validation was lost: {result.reason}.")])
+    return result
+
+
+def _judge_novelty(report: ValidationReport, memory: Any) -> None:
+    """Append the ``novelty`` check to a passing report."""
+    started = time.perf_counter()
+    novelty = memory.check_novelty(report.program,
+                                   first_observation=report.properties.get("first_observation"))
+    report.properties["novelty"] = {"nearest_id": novelty.nearest_id,
+                                    "similarity": novelty.similarity}
+    passed = bool(novelty.novel)
+    report.checks.append(CheckResult("novelty", passed, "" if passed else novelty.reason,
+                                     round(time.perf_counter() - started, 4)))
+    report.ok = passed
 
 
 def replace_config(config: ValidationConfig, **changes: Any) -> ValidationConfig:

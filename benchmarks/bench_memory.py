@@ -1,0 +1,188 @@
+"""Benchmark of the environment memory; prints one JSON object per figure.
+
+Figures: MiniLM embeddings per second; median query latency and recall@10 (against exact
+search) of the memory's index at 10k, 100k and 1M stored vectors; dedup precision and recall
+on the labelled development set (tests/data/dedup) with the shipped thresholds and re-tuned
+ones; and a crash check (writers killed with SIGKILL, the memory reopened each time).
+
+Latency uses synthetic vectors: unit vectors around 1,000 random centres, which, like real
+sentence embeddings, have far lower intrinsic dimension than 384 (uniform random vectors would
+be a worst case no text model produces). Indexes are built exactly as the memory builds them
+(``spadegym.memory.index.build_index`` with the default ``IndexParams``).
+
+    python benchmarks/bench_memory.py            # every figure (the 1M build is the slow part)
+    python benchmarks/bench_memory.py --quick    # 10k and 100k only, fewer queries
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "memory"))
+
+from spadegym.memory import DedupConfig, EnvironmentMemory, HashingEmbedder  # noqa: E402
+from spadegym.memory.embedders import normalise_rows  # noqa: E402
+from spadegym.memory.index import IndexParams, build_index, kind_for  # noqa: E402
+
+DIM = 384
+
+
+def emit(**figure: object) -> None:
+    print(json.dumps(figure), flush=True)
+
+
+def synthetic(rng: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarray:
+    out = np.empty((n, centres.shape[1]), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        stop = min(n, start + 100_000)
+        labels = rng.integers(0, len(centres), stop - start)
+        noise = normalise_rows(rng.standard_normal((stop - start, centres.shape[1])))
+        out[start:stop] = normalise_rows(centres[labels] + 0.6 * noise)
+    return out
+
+
+def bench_latency(sizes: list[int], queries: int) -> None:
+    import faiss
+
+    params = IndexParams()
+    rng = np.random.default_rng(0)
+    centres = normalise_rows(rng.standard_normal((1000, DIM)))
+    for n in sizes:
+        vectors = synthetic(rng, centres, n)
+        probes = synthetic(rng, centres, queries)
+        kind = kind_for(n, params)
+        started = time.perf_counter()
+        index = build_index(np.arange(n, dtype=np.int64), vectors, kind, params)
+        build_s = time.perf_counter() - started
+        exact = faiss.IndexFlatIP(DIM)
+        exact.add(vectors)
+        _, truth = exact.search(probes, 10)
+        del exact
+        index.search(probes[:10], 10)  # warm caches
+        # Queries run one at a time on one thread, as SyncedIndex.search runs them.
+        threads = faiss.omp_get_max_threads()
+        faiss.omp_set_num_threads(1)
+        latencies, hits = [], 0
+        for probe, expected in zip(probes, truth, strict=True):
+            started = time.perf_counter()
+            _, found = index.search(probe[None, :], 10)
+            latencies.append(time.perf_counter() - started)
+            hits += len(set(found[0].tolist()) & set(expected.tolist()))
+        faiss.omp_set_num_threads(threads)
+        emit(
+            figure="memory/query_latency",
+            vectors=n,
+            index=kind,
+            params={"M": params.hnsw_m, "ef_construction": params.ef_construction,
+                    "ef_search": params.ef_search} if kind == "hnsw" else {},
+            build_s=round(build_s, 2),
+            median_ms=round(statistics.median(latencies) * 1000, 3),
+            p99_ms=round(float(np.percentile(latencies, 99)) * 1000, 3),
+            recall_at_10=round(hits / (10 * queries), 4),
+            queries=queries,
+            build_threads=threads,
+            target="median <= 5 ms and recall@10 >= 0.95 at 1M",
+        )
+        del index, vectors
+
+
+def bench_embedding(embedder) -> None:
+    texts = [f"Environment {i}: guess the hidden code from clues about digit {i % 10} in a "
+             f"{3 + i % 4}-digit lock; each reply gets feedback." for i in range(512)]
+    embedder.embed(texts[:16])
+    started = time.perf_counter()
+    embedder.embed(texts)
+    elapsed = time.perf_counter() - started
+    emit(figure="memory/embeddings_per_s", model=embedder.name, texts=len(texts),
+         per_s=round(len(texts) / elapsed, 1), threads=os.cpu_count())
+
+
+def bench_dedup(embedder) -> None:
+    import devset
+
+    found = devset.signals(embedder)
+    precision, recall = devset.precision_recall(found, DedupConfig())
+    same = sum(s.same for s in found)
+    emit(figure="memory/dedup", thresholds="shipped", precision=round(precision, 4),
+         recall=round(recall, 4), pairs=len(found), same_game=same,
+         same_topic=sum(s.kind == "same_topic" for s in found),
+         target="precision >= 0.95 and recall >= 0.9")
+    tuned, precision, recall = devset.tune(found)
+    emit(figure="memory/dedup", thresholds="retuned", config=tuned.__dict__,
+         precision=round(precision, 4), recall=round(recall, 4), margin=devset.MARGIN)
+
+
+WRITER = """
+import sys
+from spadegym.memory import EnvironmentMemory, HashingEmbedder
+memory = EnvironmentMemory(sys.argv[1], HashingEmbedder())
+src = open(sys.argv[2]).read()
+for i in range(10**6):
+    env = f"{sys.argv[3]}-{i}"
+    memory.add(env, src.replace("max_turns = 8", f"max_turns = {i % 90 + 1}"))
+    memory.record_plays(env, plain=[1.0], hint=[0.0], step=i)
+"""
+
+
+def bench_crash(kills: int) -> None:
+    import devset
+
+    source = devset.programs()["lock"]
+    rng = np.random.default_rng(1)
+    readable = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        program = Path(tmp) / "lock.py"
+        program.write_text(source)
+        path = Path(tmp) / "memory"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        for round_ in range(kills):
+            proc = subprocess.Popen(
+                [sys.executable, "-c", WRITER, str(path), str(program), f"r{round_}"], env=env
+            )
+            time.sleep(1.0 + float(rng.random()) * 1.5)
+            proc.kill()
+            proc.wait()
+            with EnvironmentMemory(path, HashingEmbedder()) as memory:
+                count = len(memory)
+                ok = count == 0 or len(memory.similar_to(memory.ids()[-1], 3)) == min(3, count - 1)
+                ok = ok and memory._index.index is not None
+                ok = ok and (count == 0 or memory._index.index.ntotal == count)
+                readable += bool(ok)
+        emit(figure="memory/crash_consistency", kills=kills, reopened_consistent=readable,
+             stored=count, target="every reopen consistent")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10k and 100k only, fewer queries")
+    parser.add_argument("--sizes", type=int, nargs="*", default=None,
+                        help="stored-vector counts for the latency figure")
+    parser.add_argument("--no-model", action="store_true",
+                        help="skip the figures that need MiniLM")
+    args = parser.parse_args()
+    sizes = args.sizes or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
+    if not args.no_model:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from spadegym.memory import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder(device="cpu")
+        bench_embedding(embedder)
+        bench_dedup(embedder)
+    bench_crash(3 if args.quick else 5)
+    bench_latency(sizes, 200 if args.quick else 500)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,436 @@
+"""``EnvironmentMemory``: accepted environments, embeddings and play statistics in a folder.
+
+The folder holds ``memory.sqlite`` (the source of truth: every record, every vector, every
+play), ``index.faiss`` (a search index rebuilt from SQLite whenever it is missing, stale or
+broken), ``config.json`` (the embedder's name and dimension) and a lock file. SQLite runs in
+WAL mode with one transaction per write, and writers take the file lock, so several processes
+may share a memory, and a process killed at any point leaves it readable: the index file is
+replaced atomically and carries a stamp that is checked against SQLite when it is read.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import cast
+
+import numpy as np
+from filelock import FileLock
+
+from spadegym.errors import ConfigError
+from spadegym.memory import index as vindex
+from spadegym.memory import records
+from spadegym.memory import stats as pstats
+from spadegym.memory.embedders import (
+    DEFAULT_MODEL,
+    Embedder,
+    SentenceTransformerEmbedder,
+    embedder_from_name,
+)
+from spadegym.memory.fingerprint import code_similarity, shingles, summarize
+from spadegym.memory.novelty import DedupConfig, Novelty, embedding_text, judge
+from spadegym.memory.records import EnvRecord, Neighbour
+
+
+class EnvironmentMemory:
+    """A folder of accepted environments: embeddings in FAISS, records and plays in SQLite.
+
+    Args:
+        path: the folder (created if missing).
+        embedder: turns texts into vectors. ``None`` uses the embedder the folder's config
+            names, or all-MiniLM-L6-v2 for a new folder. A different embedder than the one
+            the folder was made with is refused, since its vectors would not compare.
+        index_params: when to switch to HNSW and how to build it.
+        dedup: thresholds of ``check_novelty``.
+
+    Raises:
+        ConfigError: the embedder does not match the folder's config.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        embedder: Embedder | None = None,
+        *,
+        index_params: vindex.IndexParams | None = None,
+        dedup: DedupConfig | None = None,
+    ):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.index_params = index_params or vindex.IndexParams()
+        self.dedup = dedup or DedupConfig()
+        self._lock = FileLock(str(self.path / ".lock"))
+        with self._lock:
+            self.embedder, self.dim = self._open_config(embedder)
+            self._db = sqlite3.connect(
+                self.path / "memory.sqlite",
+                timeout=60,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(records.SCHEMA + pstats.SCHEMA)
+        self._index = vindex.SyncedIndex(self.path / "index.faiss", self.dim, self.index_params)
+
+    # -- configuration ------------------------------------------------------------------
+
+    def _open_config(self, embedder: Embedder | None) -> tuple[Embedder, int]:
+        config_path = self.path / "config.json"
+        if not config_path.exists():
+            embedder = embedder or SentenceTransformerEmbedder(DEFAULT_MODEL)
+            config = {"embedder": embedder.name, "dim": int(embedder.dim), "version": 1}
+            tmp = config_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(config, indent=2) + "\n")
+            tmp.replace(config_path)
+            return embedder, int(embedder.dim)
+        config = json.loads(config_path.read_text())
+        name, dim = config["embedder"], int(config["dim"])
+        if embedder is None:
+            return embedder_from_name(name), dim
+        if embedder.name != name or int(embedder.dim) != dim:
+            raise ConfigError(
+                f"the memory at {self.path} was built with embedder {name!r} ({dim}-d) but "
+                f"was opened with {embedder.name!r} ({embedder.dim}-d); vectors of two models "
+                "do not compare. Open it with embedder=None (or the same model), or use "
+                "another folder"
+            )
+        return embedder, dim
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        if vectors.shape != (len(texts), self.dim):
+            raise ConfigError(
+                f"embedder {self.embedder.name!r} returned shape {vectors.shape}, expected "
+                f"({len(texts)}, {self.dim}); the embedder must return one {self.dim}-d row "
+                "per text"
+            )
+        return vectors
+
+    # -- writing ------------------------------------------------------------------------
+
+    def add(
+        self,
+        env_id: str,
+        source: str,
+        *,
+        first_observation: str | None = None,
+        skill: str | None = None,
+    ) -> EnvRecord:
+        """Store one environment. See ``add_many``."""
+        return self.add_many([(env_id, source, first_observation)], skill=skill)[0]
+
+    def add_many(
+        self,
+        items: Iterable[tuple[str, str, str | None]],
+        *,
+        skill: str | None = None,
+    ) -> list[EnvRecord]:
+        """Store environments, embedding them in one batch and writing one transaction.
+
+        Args:
+            items: ``(env_id, source, first_observation)`` triples; the first observation is
+                what ``reset`` showed (the registry gets it from the sandbox) or ``None``.
+            skill: overrides the programs' own ``skill`` attribute.
+
+        Returns:
+            The new records.
+
+        Raises:
+            ConfigError: an ``env_id`` is already stored (``remove`` it first).
+            ProgramError: a source does not parse or has no ``...Env`` class.
+        """
+        items = list(items)
+        summaries = [summarize(source) for _, source, _ in items]
+        vectors = self._embed(
+            [
+                embedding_text(s.title, s.description, obs)
+                for s, (_, _, obs) in zip(summaries, items, strict=True)
+            ]
+        )
+        now = time.time()
+        new = [
+            EnvRecord(
+                env_id,
+                skill or s.skill,
+                s.kind,
+                s.title,
+                s.description,
+                obs,
+                s.source_sha256,
+                s.fingerprint,
+                now,
+            )
+            for s, (env_id, _, obs) in zip(summaries, items, strict=True)
+        ]
+        rows = list(zip(new, [s.shape for s in summaries], vectors, strict=True))
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                records.insert(self._db, rows)
+                self._db.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                self._db.execute("ROLLBACK")
+                stored = [r.env_id for r in new if r.env_id in self] or [new[0].env_id]
+                raise ConfigError(
+                    f"env_id {stored[0]!r} is already in the memory at {self.path} (or twice in "
+                    "this call); ids are unique: remove() it first or choose another id"
+                ) from exc
+            self._sync_index()
+            self._index.unsaved += len(new)
+            if self._index.unsaved >= max(1, min(1000, len(self) // 100)):
+                self._index.save()
+        return new
+
+    def remove(self, env_id: str) -> bool:
+        """Forget an environment and its plays; ``False`` if it was not stored."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            gone = self._db.execute("DELETE FROM envs WHERE env_id = ?", (env_id,)).rowcount
+            self._db.execute("DELETE FROM plays WHERE env_id = ?", (env_id,))
+            self._db.execute("DELETE FROM stats WHERE env_id = ?", (env_id,))
+            if gone:
+                # Index files written before this removal can no longer be trusted.
+                self._db.execute("UPDATE meta SET value = value + 1 WHERE key = 'epoch'")
+            self._db.execute("COMMIT")
+            if gone:
+                self._sync_index()
+                self._index.save()
+        return bool(gone)
+
+    def record_plays(
+        self,
+        env_id: str,
+        plain: Sequence[float] = (),
+        hint: Sequence[float] = (),
+        *,
+        step: int | None = None,
+    ) -> pstats.PlayStats:
+        """Add a batch of episode outcomes and return the environment's updated statistics.
+
+        Win rates are mean outcomes (outcomes lie in ``[-1, 1]``); regret is
+        ``max(0, mean(hint) - mean(plain))`` over all recorded plays, 0 without hint plays.
+
+        Args:
+            env_id: a stored environment.
+            plain: outcomes of plays without the hint.
+            hint: outcomes of plays with the hint.
+            step: the training step, kept in the history.
+
+        Raises:
+            ConfigError: unknown ``env_id``, no outcomes, or an outcome outside ``[-1, 1]``.
+        """
+        plain_values = pstats.check_outcomes("plain", plain)
+        hint_values = pstats.check_outcomes("hint", hint)
+        if not plain_values and not hint_values:
+            raise ConfigError(f"record_plays({env_id!r}) got no outcomes; pass plain= or hint=")
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if env_id not in self:
+                    raise ConfigError(
+                        f"env_id {env_id!r} is not in the memory at {self.path}; add() the "
+                        "environment before recording its plays"
+                    )
+                pstats.insert_batch(self._db, env_id, plain_values, hint_values, step, time.time())
+                result = pstats.stats_of(self._db, env_id)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        # The summary row was written in this very transaction, so it exists.
+        return cast(pstats.PlayStats, result)
+
+    # -- reading records and statistics -------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM envs").fetchone()[0]
+
+    def __contains__(self, env_id: object) -> bool:
+        return (
+            self._db.execute("SELECT 1 FROM envs WHERE env_id = ?", (env_id,)).fetchone()
+            is not None
+        )
+
+    def get(self, env_id: str) -> EnvRecord | None:
+        """The record of ``env_id``, or ``None``."""
+        row = self._db.execute(
+            f"SELECT {records.COLUMNS} FROM envs WHERE env_id = ?", (env_id,)
+        ).fetchone()
+        return EnvRecord(*row) if row else None
+
+    def ids(self) -> list[str]:
+        """Every stored env_id, oldest first."""
+        return [r[0] for r in self._db.execute("SELECT env_id FROM envs ORDER BY id")]
+
+    def stats(self, env_id: str) -> pstats.PlayStats | None:
+        """Play statistics of ``env_id``, or ``None`` before its first play."""
+        return pstats.stats_of(self._db, env_id)
+
+    def history(self, env_id: str) -> list[pstats.PlayBatch]:
+        """Every batch of plays of ``env_id``, oldest first."""
+        return pstats.history_of(self._db, env_id)
+
+    def frontier(
+        self, k: int = 2, band: tuple[float, float] = (0.15, 0.85), skill: str | None = None
+    ) -> list[pstats.PlayStats]:
+        """Highest-regret environments whose plain win rate lies in ``band`` (inclusive)."""
+        low, high = band
+        if not low <= high:
+            raise ConfigError(f"band={band} is empty; give (low, high) with low <= high")
+        return pstats.select(
+            self._db,
+            "s.win_rate BETWEEN ? AND ?",
+            (low, high),
+            "s.regret DESC, s.n_plain DESC, s.env_id",
+            k,
+            skill,
+        )
+
+    def too_easy(
+        self, k: int = 1, threshold: float = 0.9, skill: str | None = None
+    ) -> list[pstats.PlayStats]:
+        """Environments with plain win rate above ``threshold``, easiest first."""
+        return pstats.select(
+            self._db,
+            "s.win_rate > ?",
+            (threshold,),
+            "s.win_rate DESC, s.n_plain DESC, s.env_id",
+            k,
+            skill,
+        )
+
+    def too_hard(
+        self, k: int = 1, threshold: float = 0.1, skill: str | None = None
+    ) -> list[pstats.PlayStats]:
+        """Environments with plain win rate below ``threshold``, hardest first."""
+        return pstats.select(
+            self._db,
+            "s.win_rate < ?",
+            (threshold,),
+            "s.win_rate ASC, s.n_plain DESC, s.env_id",
+            k,
+            skill,
+        )
+
+    # -- similarity -----------------------------------------------------------------------
+
+    def near(self, text: str, k: int = 5) -> list[Neighbour]:
+        """Stored environments closest in meaning to ``text`` (e.g. a grounding document)."""
+        hits = self._search(self._embed([text])[0], k)
+        titles = records.fields(self._db, [env for env, _ in hits], "title, skill")
+        return [Neighbour(env, *titles[env], score) for env, score in hits]
+
+    def similar(
+        self,
+        source: str,
+        k: int = 5,
+        *,
+        first_observation: str | None = None,
+        exclude: str | None = None,
+    ) -> list[Neighbour]:
+        """Stored environments closest to a program, with semantic and code similarity."""
+        summary = summarize(source)
+        vector = self._embed(
+            [embedding_text(summary.title, summary.description, first_observation)]
+        )[0]
+        return self._neighbours(vector, summary.shape, k, exclude)
+
+    def similar_to(self, env_id: str, k: int = 5) -> list[Neighbour]:
+        """Stored environments closest to the stored ``env_id`` (itself excluded)."""
+        row = self._db.execute(
+            "SELECT vector, shape FROM envs WHERE env_id = ?", (env_id,)
+        ).fetchone()
+        if row is None:
+            raise ConfigError(f"env_id {env_id!r} is not in the memory at {self.path}")
+        return self._neighbours(np.frombuffer(row[0], dtype=np.float32), row[1], k, env_id)
+
+    def check_novelty(self, source: str, *, first_observation: str | None = None) -> Novelty:
+        """Decide whether ``source`` is a new game or one the memory already holds.
+
+        An equal normalised-AST fingerprint is an exact copy. Otherwise the
+        ``dedup.candidates`` nearest environments by meaning are compared by code, and the
+        rule of ``DedupConfig`` decides; among duplicates the strongest evidence is named.
+        """
+        summary = summarize(source)
+        row = self._db.execute(
+            "SELECT env_id FROM envs WHERE fingerprint = ? ORDER BY id LIMIT 1",
+            (summary.fingerprint,),
+        ).fetchone()
+        if row:
+            return Novelty(
+                False, row[0], 1.0, f"exact copy of {row[0]} (same normalised code)", 1.0
+            )
+        vector = self._embed(
+            [embedding_text(summary.title, summary.description, first_observation)]
+        )[0]
+        neighbours = self._neighbours(vector, summary.shape, self.dedup.candidates, None)
+        if not neighbours:
+            return Novelty(True, None, 0.0, "the memory is empty")
+        verdicts = [
+            (n, judge(n.code_similarity or 0.0, n.similarity, self.dedup)) for n in neighbours
+        ]
+        dupes = [(n, why) for n, why in verdicts if why]
+        if dupes:
+            n, why = max(dupes, key=lambda d: (d[0].code_similarity or 0.0) + d[0].similarity)
+            return Novelty(
+                False, n.env_id, n.similarity, f"{why} of {n.env_id}", n.code_similarity or 0.0
+            )
+        n = neighbours[0]
+        return Novelty(
+            True,
+            n.env_id,
+            n.similarity,
+            f"new: nearest is {n.env_id} (cosine {n.similarity:.2f}, code overlap "
+            f"{n.code_similarity or 0.0:.2f})",
+            n.code_similarity or 0.0,
+        )
+
+    def _neighbours(
+        self, vector: np.ndarray, shape: str, k: int, exclude: str | None
+    ) -> list[Neighbour]:
+        hits = [hit for hit in self._search(vector, k + 1) if hit[0] != exclude][:k]
+        found = records.fields(self._db, [env for env, _ in hits], "title, skill, shape")
+        mine = shingles(shape)
+        return [
+            Neighbour(env, title, skill, score, code_similarity(mine, shingles(theirs)))
+            for env, score in hits
+            for title, skill, theirs in [found[env]]
+        ]
+
+    def _search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        self._sync_index()
+        found = self._index.search(vector, k)
+        names = records.names(self._db, [i for i, _ in found])
+        # A row removed by another process since our last sync is skipped, not reported.
+        return [(names[i], score) for i, score in found if i in names]
+
+    def _sync_index(self) -> None:
+        """Bring the index level with SQLite; a rebuilt index is written at once."""
+        state = records.state(self._db)
+        if self._index.sync(state, lambda after: records.vectors(self._db, self.dim, after)):
+            with self._lock:
+                self._index.save()
+
+    def flush(self) -> None:
+        """Write the index file now (it is also written on ``close`` and every ~1% growth)."""
+        with self._lock:
+            self._sync_index()
+            if self._index.unsaved:
+                self._index.save()
+
+    def close(self) -> None:
+        """Write pending index changes and close the database."""
+        if self._db is not None:
+            self.flush()
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> EnvironmentMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

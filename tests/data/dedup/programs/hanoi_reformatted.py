@@ -1,0 +1,45 @@
+from spadegym.program import extract_boxed
+
+class TowerDiscsEnv:
+    """Move the tower of discs to the last peg, never putting a disc on a smaller one.
+
+    Three pegs A, B and C; all discs start on A. Move the top disc of one peg to another with
+    \\boxed{A C}. A larger disc may never rest on a smaller disc."""
+    max_turns = 40
+
+    def solution(self):
+        out = []
+
+        def solve(n, a, b, c):
+            if n == 0:
+                return
+            solve(n - 1, a, c, b)
+            out.append('\\boxed{' + a + ' ' + c + '}')
+            solve(n - 1, b, a, c)
+        solve(self.discs, 'A', 'B', 'C')
+        return out
+
+    def step(self, action):
+        parts = (extract_boxed(action) or '').upper().split()
+        if len(parts) != 2 or parts[0] not in self.pegs or parts[1] not in self.pegs:
+            return (self.picture('Name two pegs.'), 0.0, False, False, {})
+        src, dst = (self.pegs[parts[0]], self.pegs[parts[1]])
+        if not src:
+            return (self.picture('That peg is empty.'), 0.0, False, False, {})
+        if dst and dst[-1] < src[-1]:
+            return (self.picture('A larger disc cannot go on a smaller one.'), 0.0, False, False, {})
+        dst.append(src.pop())
+        self.moves += 1
+        if len(self.pegs['C']) == self.discs:
+            return (f'Tower moved in {self.moves} moves.', 1.0, True, False, {})
+        return (self.picture('Moved.'), 0.0, False, False, {})
+
+    def picture(self, note):
+        lines = [f"{name}: {' '.join((str(d) for d in stack)) or '-'}" for name, stack in self.pegs.items()]
+        return note + '\n' + '\n'.join(lines) + '\nMove with \\boxed{FROM TO}.'
+
+    def reset(self, seed=None, options=None):
+        self.discs = 3 + (seed or 0) % 3
+        self.pegs = {'A': list(range(self.discs, 0, -1)), 'B': [], 'C': []}
+        self.moves = 0
+        return (self.picture('Move the tower from A to C.'), {})

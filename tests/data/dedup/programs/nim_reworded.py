@@ -1,0 +1,57 @@
+import random
+from spadegym.program import extract_boxed
+
+
+class StoneNimEnv:
+    """Win a Nim duel by removing the final counter.
+
+    Counters lie in a few heaps. On your turn take one or more stones from a single pile
+    with \\boxed{heap count}. The opponent answers each move. The player who empties the table wins."""
+
+    max_turns = 24
+    skill = "Mathematical_Reasoning"
+
+    def reset(self, seed=None, options=None):
+        self.rng = random.Random(seed)
+        while True:
+            self.piles = [self.rng.randint(1, 7) for _ in range(3)]
+            if self.piles[0] ^ self.piles[1] ^ self.piles[2]:
+                break
+        return self.describe("You start."), {}
+
+    def describe(self, note):
+        shown = ", ".join(f"heap {i + 1}: {n}" for i, n in enumerate(self.piles))
+        return f"{note} Piles: {shown}. Move with \\boxed{{heap count}}."
+
+    def opponent(self):
+        total = 0
+        for n in self.piles:
+            total ^= n
+        for i, n in enumerate(self.piles):
+            if total and (n ^ total) < n:
+                self.piles[i] = n ^ total
+                return
+        i = max(range(len(self.piles)), key=lambda j: self.piles[j])
+        self.piles[i] -= 1
+
+    def step(self, action):
+        parts = (extract_boxed(action) or "").split()
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            return self.describe("Give a heap number and a count."), 0.0, False, False, {}
+        pile, count = int(parts[0]) - 1, int(parts[1])
+        if not 0 <= heap < len(self.piles) or not 1 <= count <= self.piles[pile]:
+            return self.describe("That move is not possible."), 0.0, False, False, {}
+        self.piles[pile] -= count
+        if sum(self.piles) == 0:
+            return "You cleared the table and won.", 1.0, True, False, {}
+        self.opponent()
+        if sum(self.piles) == 0:
+            return "The opponent took the last stone. You lose.", 0.0, True, False, {}
+        return self.describe("The opponent moved."), 0.0, False, False, {}
+
+    def solution(self):
+        total = self.piles[0] ^ self.piles[1] ^ self.piles[2]
+        for i, n in enumerate(self.piles):
+            if (n ^ total) < n:
+                return ["\\boxed{" + f"{i + 1} {n - (n ^ total)}" + "}"]
+        return []

@@ -1,0 +1,41 @@
+import random
+from spadegym.program import extract_boxed
+
+WORDS = ["crane", "slate", "pride", "ghost", "flame", "brick", "sound", "plant", "trick", "mango"]
+
+
+class FiveLetterEnv:
+    """Deduce a secret word of five letters.
+
+    Each attempt is scored letter by letter: G for a hit, Y for a letter misplaced and
+    - for a letter not in the word. Guess with \\boxed{word}. You have six guesses."""
+
+    max_turns = 7
+    skill = "Logical_Deduction"
+
+    def reset(self, seed=None, options=None):
+        self.rng = random.Random(seed)
+        self.secret = self.rng.choice(WORDS)
+        return f"A secret word is hidden. Possible words: {', '.join(WORDS)}.", {}
+
+    def feedback(self, guess):
+        marks = []
+        for i, ch in enumerate(guess):
+            if self.secret[i] == ch:
+                marks.append("G")
+            elif ch in self.secret:
+                marks.append("Y")
+            else:
+                marks.append("-")
+        return "".join(marks)
+
+    def step(self, action):
+        guess = (extract_boxed(action) or "").strip().lower()
+        if len(guess) != 5 or not guess.isalpha():
+            return "Guess a five-letter word in \\boxed{}.", 0.0, False, False, {}
+        if guess == self.secret:
+            return "GGGGG: solved.", 1.0, True, False, {}
+        return f"{guess}: {self.feedback(guess)}", 0.0, False, False, {}
+
+    def solution(self):
+        return ["\\boxed{" + self.secret + "}"]
