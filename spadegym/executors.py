@@ -70,6 +70,7 @@ class LocalExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any], *,
             progress: Progress | None = None) -> list[Any]:
+        """Run the tasks on the thread pool."""
         results: list[Any] = [None] * len(items)
         with concurrent.futures.ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures = {pool.submit(fn, item): k for k, item in enumerate(items)}
@@ -115,6 +116,7 @@ class RayExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any], *,
             progress: Progress | None = None) -> list[Any]:
+        """Run the tasks on the actors, retrying those whose actor died."""
         ray = self.ray
         results: list[Any] = [None] * len(items)
         attempts = [0] * len(items)
@@ -156,6 +158,7 @@ class RayExecutor(Executor):
         self.actors[slot] = self._actor_class.remote()
 
     def close(self) -> None:
+        """Stop the actors (Ray itself stays up for the caller)."""
         for actor in self.actors:
             try:
                 self.ray.kill(actor)
