@@ -1,0 +1,267 @@
+"""The runtime guards: attribute reads, writes, imports, print, and the globals that hold them.
+
+``new_globals`` builds the namespace a compiled program runs in, with every guard in place.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import enum
+import importlib
+import operator
+import sys
+import types
+
+from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
+
+from spadegym.contract import ALLOWED_IMPORTS
+from spadegym.policy.names import (
+    _DENIED_ATTRIBUTES,
+    _FORMAT_ATTRIBUTES,
+    _FORMAT_MESSAGE,
+    _SPECIAL_ATTRIBUTES,
+    BUILTIN_NAMES,
+    MODULE_NAMES,
+    _attribute_message,
+    _import_message,
+    _module_name_message,
+)
+
+PRINT_LIMIT = 8192
+"""Characters one print collector keeps; output is never shown, only bounded."""
+
+_WRITABLE_TYPES = frozenset(
+    {
+        dict,
+        list,
+        set,
+        collections.ChainMap,
+        collections.Counter,
+        collections.OrderedDict,
+        collections.defaultdict,
+        collections.deque,
+    }
+)
+
+_INPLACE_OPERATORS = {
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "/=": operator.itruediv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+    "|=": operator.ior,
+    "^=": operator.ixor,
+    "&=": operator.iand,
+    "//=": operator.ifloordiv,
+    "@=": operator.imatmul,
+}
+
+_RE_FLAG_POSITION = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2}
+_RE_FLAG_POSITION.update({"finditer": 2, "sub": 4, "subn": 4, "split": 3})
+"""Where each re function takes its flags, positionally."""
+
+
+# --------------------------------------------------------------------------------------------
+# Runtime guards. Each runs on every attribute read or write: keep them to a few type checks.
+
+
+def _guarded_getattr(ob: object, name: str) -> object:
+    if name.startswith("_") and name != "_":  # RestrictedPython allows "_" statically too
+        raise AttributeError(_attribute_message(name))
+    if name in _SPECIAL_ATTRIBUTES:
+        if name in _DENIED_ATTRIBUTES:
+            raise AttributeError(_attribute_message(name))
+        if name in _FORMAT_ATTRIBUTES:
+            if isinstance(ob, str) or (isinstance(ob, type) and issubclass(ob, str)):
+                raise AttributeError(_FORMAT_MESSAGE.format(name=name))
+        elif isinstance(ob, (AttributeError, NameError)):
+            # CVE-2024-47532: AttributeError.obj hands out the object a lookup failed on.
+            raise AttributeError(f"'.{name}' of {type(ob).__name__} is not available")
+    return getattr(ob, name)
+
+
+def _guarded_hasattr(ob: object, name: str) -> bool:
+    if type(name) is not str:
+        raise TypeError("hasattr(): the attribute name must be a str")
+    try:
+        _guarded_getattr(ob, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _guarded_type(ob: object, *rest: object) -> type:
+    if rest:
+        raise TypeError("type() with three arguments is not allowed; define classes with 'class'")
+    cls = type(ob)
+    if issubclass(cls, type):
+        raise TypeError("type() of a class is not available; compare classes with 'is'")
+    return cls
+
+
+def _inplacevar(op: str, x: object, y: object) -> object:
+    return _INPLACE_OPERATORS[op](x, y)
+
+
+def _apply(function, *args, **kwargs):
+    return function(*args, **kwargs)
+
+
+class _PrintCollector:
+    """The target of ``print``: keeps at most PRINT_LIMIT characters, which nobody reads."""
+
+    def __init__(self, _getattr_=None):
+        self._getattr_ = _getattr_
+        self._parts: list[str] = []
+        self._room = PRINT_LIMIT
+
+    def write(self, text: str) -> None:
+        if self._room > 0:
+            kept = str(text)[: self._room]
+            self._parts.append(kept)
+            self._room -= len(kept)
+
+    def flush(self) -> None:
+        pass
+
+    def __call__(self) -> str:
+        return "".join(self._parts)
+
+    def _call_print(self, *objects, **kwargs):
+        if kwargs.get("file") is None:
+            kwargs["file"] = self
+        else:
+            self._getattr_(kwargs["file"], "write")
+        print(*objects, **kwargs)
+
+
+def _make_write_guard(module_name: str):
+    def guarded_write(ob):
+        cls = type(ob)
+        if cls in _WRITABLE_TYPES:
+            return ob
+        if cls.__module__ == module_name:
+            if isinstance(ob, enum.Enum):
+                raise TypeError("enum members are constants and cannot be changed")
+            return ob
+        if isinstance(ob, type) and ob.__module__ == module_name:
+            if issubclass(ob, enum.Enum):
+                raise TypeError("enum classes are constants and cannot be changed")
+            return ob
+        if isinstance(ob, types.ModuleType):
+            raise TypeError(f"module '{ob.__name__}' is read-only")
+        raise TypeError(
+            f"cannot change a {cls.__name__!r} object; programs may change their own objects, "
+            "dicts, lists and sets"
+        )
+
+    return guarded_write
+
+
+def _no_debug(function, position: int):
+    def guarded(*args, **kwargs):
+        flags = args[position] if len(args) > position else kwargs.get("flags", 0)
+        if isinstance(flags, int) and flags & 128:  # re.DEBUG
+            raise ValueError("re.DEBUG is not available: it prints the compiled pattern")
+        return function(*args, **kwargs)
+
+    guarded.__name__ = function.__name__
+    guarded.__doc__ = function.__doc__
+    return guarded
+
+
+def _module_proxy(name: str) -> types.ModuleType:
+    """A fresh read-only stand-in for an allowed module, holding only its vetted names."""
+    real = importlib.import_module(name)
+    proxy = types.ModuleType(name, real.__doc__)
+    for attribute in MODULE_NAMES[name]:
+        if hasattr(real, attribute):  # a few names are newer than this Python
+            value = getattr(real, attribute)
+            if name == "re" and attribute in _RE_FLAG_POSITION:
+                value = _no_debug(value, _RE_FLAG_POSITION[attribute])
+            setattr(proxy, attribute, value)
+
+    def missing(attribute: str):
+        raise AttributeError(_module_name_message(name, attribute))
+
+    proxy.__getattr__ = missing
+    return proxy
+
+
+def _register_annotation_module(module_name: str) -> None:
+    """Let dataclasses resolve ClassVar and InitVar in string annotations (package docstring)."""
+    if module_name in sys.modules:
+        return
+    import dataclasses
+    import typing
+
+    inert = types.ModuleType(module_name, "Annotation names for spadegym programs.")
+    inert.ClassVar = typing.ClassVar
+    inert.InitVar = dataclasses.InitVar
+    inert.typing = typing
+    inert.dataclasses = dataclasses
+    sys.modules[module_name] = inert
+
+
+def _make_import(module_name: str):
+    proxies: dict[str, types.ModuleType] = {}
+
+    def proxy_for(name: str) -> types.ModuleType:
+        if name not in proxies:
+            if name == "dataclasses":
+                _register_annotation_module(module_name)
+            proxies[name] = _module_proxy(name)
+        return proxies[name]
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level:
+            raise ImportError("relative imports are not allowed; a program is a single module")
+        if name not in ALLOWED_IMPORTS:
+            raise ImportError(_import_message(name))
+        module = proxy_for(name)
+        if fromlist or "." not in name:
+            return module
+        # "import spadegym.program" binds the top package, which offers only the submodule.
+        top, _, rest = name.partition(".")
+        if top not in proxies:
+            package = types.ModuleType(top)
+            setattr(package, rest, module)
+            proxies[top] = package
+        return proxies[top]
+
+    return guarded_import
+
+
+def new_globals(module_name: str = "spade_program") -> dict:
+    """A fresh globals dict for one program, with restricted builtins and every guard.
+
+    Args:
+        module_name: the program's ``__name__``; classes defined by the program carry it as
+            ``__module__``, which is how the write guard recognises them.
+
+    Returns:
+        A dict to pass to ``exec`` together with the code of ``compile_program``.
+    """
+    guarded_builtins = {name: getattr(builtins, name) for name in BUILTIN_NAMES}
+    guarded_builtins["hasattr"] = _guarded_hasattr
+    guarded_builtins["type"] = _guarded_type
+    guarded_builtins["__build_class__"] = builtins.__build_class__
+    guarded_builtins["__import__"] = _make_import(module_name)
+    return {
+        "__builtins__": guarded_builtins,
+        "__name__": module_name,
+        "__metaclass__": type,
+        "_getattr_": _guarded_getattr,
+        "_write_": _make_write_guard(module_name),
+        "_getitem_": operator.getitem,
+        "_getiter_": iter,
+        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
+        "_unpack_sequence_": guarded_unpack_sequence,
+        "_inplacevar_": _inplacevar,
+        "_apply_": _apply,
+        "_print_": _PrintCollector,
+    }
