@@ -5,7 +5,14 @@
 - ``validate(text) -> ValidationReport``: check a program (or a raw model reply).
 - ``ProgramEnv``: the Gymnasium environment around a program, sandboxed by default.
 - ``SandboxConfig``, ``SandboxPool``: how programs run, and many instances over few workers.
+- ``Registry``: a folder of validated environments; ``import spadegym`` registers every
+  environment of every registry root with Gymnasium (``gymnasium.make("spade/Name-v0")``).
+- ``EnvBatch`` (``spadegym.vector``): step a batch of different environments at once.
+- ``generate(n, llm)``: write environments with a designer model, validate, repair, register
+  (``spadegym.designer``); ``llm_from_spec`` and ``load_corpus`` build its inputs.
 """
+
+from typing import Any
 
 from spadegym.contract import CONTRACT_VERSION
 from spadegym.env import ProgramEnv
@@ -16,6 +23,7 @@ from spadegym.errors import (
     SandboxError,
     SpadegymError,
 )
+from spadegym.registry import register_roots as _register_roots
 from spadegym.sandbox import SandboxConfig, SandboxPool
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, validate
 
@@ -25,9 +33,13 @@ __all__ = [
     "CONTRACT_VERSION",
     "CheckResult",
     "ConfigError",
+    "Corpus",
+    "EnvBatch",
+    "GenerationReport",
     "PolicyError",
     "ProgramEnv",
     "ProgramError",
+    "Registry",
     "SandboxConfig",
     "SandboxError",
     "SandboxPool",
@@ -35,5 +47,28 @@ __all__ = [
     "ValidationConfig",
     "ValidationReport",
     "__version__",
+    "generate",
+    "llm_from_spec",
+    "load_corpus",
     "validate",
 ]
+
+_LAZY = {"Registry": "spadegym.registry", "EnvBatch": "spadegym.vector",
+         "generate": "spadegym.designer", "GenerationReport": "spadegym.designer",
+         "Corpus": "spadegym.corpus", "load_corpus": "spadegym.corpus",
+         "llm_from_spec": "spadegym.llm"}
+
+
+def __getattr__(name: str) -> Any:
+    # Registry loads pydantic and EnvBatch the sandbox pool: only when asked for.
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'spadegym' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+_register_roots()

@@ -8,6 +8,8 @@ from typing import Any
 
 import gymnasium
 from gymnasium import spaces
+from gymnasium.error import CustomSpaceError
+from gymnasium.vector.utils import shared_memory
 
 from spadegym import contract
 from spadegym.errors import ProgramError, SpadegymError
@@ -56,6 +58,23 @@ class PrintableText(spaces.Text):
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, PrintableText) and self.min_length == other.min_length
                 and self.max_length == other.max_length)
+
+
+@shared_memory.create_shared_memory.register(PrintableText)
+def _no_shared_memory(space: PrintableText, n: int = 1, ctx: Any = None) -> Any:
+    # Gymnasium's shared memory holds Text as fixed arrays of charset indices, which cannot
+    # carry arbitrary text; refusing makes AsyncVectorEnv say to use shared_memory=False.
+    raise CustomSpaceError("text observations cannot live in shared memory")
+
+
+def episode_outcome(reward: float, terminated: bool, info: dict, num_players: int) -> Any:
+    """The contract's outcome of an episode that just ended on this step.
+
+    One player: the last reward if the episode terminated, else 0.0. Two players: the
+    program's ``info["outcome"]`` (``[r0, r1]``) when it gives one.
+    """
+    outcome = info.get("outcome") if num_players == 2 else None
+    return outcome if outcome is not None else (reward if terminated else 0.0)
 
 
 def observation_space() -> PrintableText:
@@ -176,9 +195,7 @@ class ProgramEnv(gymnasium.Env):
         if terminated or truncated:
             self._done = True
             info = dict(info)
-            outcome = info.get("outcome") if self.num_players == 2 else None
-            info["episode_outcome"] = outcome if outcome is not None else (
-                reward if terminated else 0.0)
+            info["episode_outcome"] = episode_outcome(reward, terminated, info, self.num_players)
             info["episode_turns"] = self._turn
         self._last_obs = obs
         return obs, reward, terminated, truncated, info

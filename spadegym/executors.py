@@ -4,7 +4,9 @@
 A result that could not be produced comes back as a ``TaskLost`` value, never silently
 dropped: a task whose Ray actor died is retried on a fresh actor up to ``max_retries`` times,
 then reported lost with the reason. Backpressure: each actor holds one task at a time and the
-rest wait on the driver, so a fast producer cannot flood the cluster.
+rest wait on the driver, so a fast producer cannot flood the cluster. ``map`` may be called
+from several threads at once (``generate``'s candidate threads do): they share the actors, and
+a caller waits on the driver while every actor is busy.
 
 The sandbox lives inside each executor process: a Ray actor starts its own sandbox workers on
 its node, so isolation holds on every machine exactly as it does locally.
@@ -14,13 +16,15 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import queue
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from spadegym.errors import ConfigError, SpadegymError
 
-__all__ = ["Executor", "LocalExecutor", "RayExecutor", "TaskLost", "get_executor"]
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "TaskLost", "get_executor", "init_ray"]
 
 Progress = Callable[[int, Any], None]
 
@@ -100,19 +104,17 @@ class RayExecutor(Executor):
 
     def __init__(self, address: str | None = None, num_actors: int | None = None,
                  max_retries: int = 2, init_kwargs: dict | None = None):
-        try:
-            import ray
-        except ImportError as exc:
-            raise ConfigError("the Ray executor needs ray: pip install 'spadegym[ray]'") from exc
+        ray = init_ray(address, init_kwargs)
         self.ray = ray
-        if not ray.is_initialized():
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False,
-                     **(init_kwargs or {}))
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.num_actors = max(1, num_actors or min(8, cpus))
         self.max_retries = max_retries
         self._actor_class = ray.remote(num_cpus=0)(_TaskActor)
         self.actors = [self._actor_class.remote() for _ in range(self.num_actors)]
+        self._lock = threading.Lock()
+        self._free: queue.Queue[int] = queue.Queue()
+        for slot in range(self.num_actors):
+            self._free.put(slot)
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any], *,
             progress: Progress | None = None) -> list[Any]:
@@ -121,23 +123,28 @@ class RayExecutor(Executor):
         results: list[Any] = [None] * len(items)
         attempts = [0] * len(items)
         pending = list(range(len(items)))[::-1]
-        free = list(range(len(self.actors)))
-        in_flight: dict[Any, tuple[int, int]] = {}  # ref -> (item index, actor slot)
-        fn_ref = ray.put(fn)
+        in_flight: dict[Any, tuple[int, int, Any]] = {}  # ref -> (item index, slot, actor)
+        fn_ref = ray.put(fn) if items else None
         while pending or in_flight:
-            # One task per actor: a dying actor then takes only its own task with it.
-            while pending and free:
-                k, slot = pending.pop(), free.pop()
+            # One task per actor, on free actors only: a dying actor then takes only its own
+            # task with it, and other callers' tasks are never queued behind ours.
+            while pending:
+                slot = self._take(wait=not in_flight)
+                if slot is None:
+                    break
+                k = pending.pop()
                 attempts[k] += 1
-                in_flight[self.actors[slot].run.remote(fn_ref, items[k])] = (k, slot)
-            done, _ = ray.wait(list(in_flight), num_returns=1)
+                actor = self.actors[slot]
+                in_flight[actor.run.remote(fn_ref, items[k])] = (k, slot, actor)
+            # With work still waiting, look up now and then for actors other callers freed.
+            done, _ = ray.wait(list(in_flight), num_returns=1,
+                               timeout=0.05 if pending else None)
             for ref in done:
-                k, slot = in_flight.pop(ref)
-                free.append(slot)
+                k, slot, actor = in_flight.pop(ref)
                 try:
                     results[k] = ray.get(ref)
                 except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as exc:
-                    self._replace(slot)
+                    self._replace(slot, actor)
                     if attempts[k] <= self.max_retries:
                         pending.append(k)
                         continue
@@ -145,17 +152,32 @@ class RayExecutor(Executor):
                                           f"{attempts[k]} times", attempts[k])
                 except ray.exceptions.RayTaskError as exc:
                     results[k] = TaskLost(k, f"the task raised: {exc.cause!r}", attempts[k])
+                finally:
+                    self._free.put(slot)
                 if progress is not None:
                     progress(k, results[k])
         return results
 
-    def _replace(self, slot: int) -> None:
-        """Start a fresh actor in place of one that died."""
-        try:
-            self.ray.kill(self.actors[slot])
-        except Exception:  # already gone
-            pass
-        self.actors[slot] = self._actor_class.remote()
+    def _take(self, wait: bool) -> int | None:
+        """A free actor's slot; ``None`` when none is free and ``wait`` is False."""
+        while True:
+            try:
+                # A timeout keeps a waiting main thread responsive to Ctrl-C.
+                return self._free.get(timeout=0.2) if wait else self._free.get_nowait()
+            except queue.Empty:
+                if not wait:
+                    return None
+
+    def _replace(self, slot: int, dead: Any) -> None:
+        """Start a fresh actor in place of ``dead``, unless another caller already did."""
+        with self._lock:
+            if self.actors[slot] is not dead:
+                return
+            try:
+                self.ray.kill(dead)
+            except Exception:  # already gone
+                pass
+            self.actors[slot] = self._actor_class.remote()
 
     def close(self) -> None:
         """Stop the actors (Ray itself stays up for the caller)."""
@@ -175,6 +197,30 @@ class _TaskActor:
 
     def pid(self) -> int:
         return os.getpid()
+
+
+def init_ray(address: str | None = None, init_kwargs: dict | None = None) -> Any:
+    """Import Ray and connect to a cluster, unless this process already has.
+
+    Args:
+        address: the cluster; ``None`` follows Ray's usual settings (``RAY_ADDRESS``, else a
+            new local cluster).
+        init_kwargs: more ``ray.init`` arguments (``num_cpus``, ``runtime_env``, ...).
+
+    Returns:
+        The ``ray`` module.
+
+    Raises:
+        ConfigError: Ray is not installed.
+    """
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigError("the Ray executor needs ray: pip install 'spadegym[ray]'") from exc
+    if not ray.is_initialized():
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False,
+                 **(init_kwargs or {}))
+    return ray
 
 
 def get_executor(spec: str | Executor | None = None, workers: int | None = None) -> Executor:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gymnasium
 import pytest
-from conftest import make_program
 from gymnasium.utils.env_checker import check_env
+from sample_programs import make_program
 
 from spadegym import ProgramEnv, SpadegymError
 from spadegym.env import PrintableText

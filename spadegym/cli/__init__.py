@@ -16,7 +16,10 @@ _COMMAND_MODULES = (
     "spadegym.cli.doctor",
     "spadegym.cli.registry",
     "spadegym.cli.memory",
+    "spadegym.cli.generate",
     "spadegym.cli.demo",
+    "spadegym.cli.eval",
+    "spadegym.cli.report",
 )
 
 

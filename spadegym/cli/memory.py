@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
-
-
-def default_memory_path() -> Path:
-    """``$SPADEGYM_HOME/memory``; SPADEGYM_HOME defaults to the XDG data folder."""
-    home = os.environ.get("SPADEGYM_HOME")
-    if not home:
-        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        home = str(Path(data) / "spadegym")
-    return Path(home) / "memory"
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -63,16 +53,14 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 def _open(args: argparse.Namespace):
     """Open the memory named by ``--memory``; ``None`` (after a message) when it is absent."""
-    path = args.memory or default_memory_path()
-    if not (path / "config.json").exists():
-        print(
-            f"spadegym: no memory at {path}; pass --memory PATH or set SPADEGYM_HOME",
-            file=sys.stderr,
-        )
-        return None
-    from spadegym.memory import EnvironmentMemory
+    from spadegym.memory.default import default_memory_path, open_memory
 
-    return EnvironmentMemory(path)
+    if args.memory is not None and not (args.memory / "config.json").exists():
+        print(f"spadegym: no memory at {args.memory}; pass an existing --memory PATH",
+              file=sys.stderr)
+        return None
+    # The default memory is created on first use, seeded with the shipped library.
+    return open_memory(args.memory or default_memory_path())
 
 
 def run_similar(args: argparse.Namespace) -> int:

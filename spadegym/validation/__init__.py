@@ -27,7 +27,6 @@ from spadegym.extract import extract_program
 from spadegym.sandbox import SandboxConfig, make_worker
 from spadegym.sandbox.pool import Worker
 from spadegym.validation import checks, static
-from spadegym.validation.fuzz import fuzz
 from spadegym.validation.report import CheckResult, ValidationReport
 
 __all__ = ["CheckResult", "ValidationConfig", "ValidationReport", "validate", "validate_many"]
@@ -250,6 +249,8 @@ def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker,
     guarded("procedural", lambda: checks.check_procedural(ctx))
     guarded("determinism", lambda: checks.check_determinism(ctx))
     guarded("not_trivial", lambda: checks.check_not_trivial(ctx))
+    from spadegym.validation.fuzz import fuzz  # hypothesis is heavy: imported when needed
+
     moves = sorted({a for e in ctx.solved for a in (e.solution or [])})[:20]
     guarded("robust", lambda: fuzz(worker, ctx.info, moves, config.fuzz_examples,
                                    config.fuzz_seed, max_turns))
@@ -347,7 +348,7 @@ def validate_many(texts: Iterable[str], config: ValidationConfig | None = None, 
         The reports, in the order of ``texts``. Work an executor lost comes back as a failed
         report whose ``executor`` check says why.
     """
-    from spadegym.executors import TaskLost, get_executor
+    from spadegym.executors import get_executor
 
     items = list(texts)
     chosen = get_executor(executor, workers)

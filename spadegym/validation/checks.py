@@ -210,7 +210,7 @@ def check_hint(ctx: Context) -> str | None:
                     f"{contract.MAX_HINT_CHARS} (1-3 sentences).")
         if len(_SENTENCE_END.findall(hint)) > 3:
             return f"Seed {seed}: hint() has more than 3 sentences; keep it to 1-3."
-        leak = _leak(hint, episode.solution if episode else None)
+        leak = hint_leak(hint, episode.solution if episode else None)
         if leak:
             return (f"Seed {seed}: hint() contains {leak}, which gives the answer away; describe "
                     "the approach, not the moves.")
@@ -241,7 +241,7 @@ def _specific(answer: str) -> bool:
     return len(answer) >= 3 and (any(c.isdigit() for c in answer) or len(answer) >= 6)
 
 
-def _leak(hint: str, solution: list[str] | None) -> str | None:
+def hint_leak(hint: str, solution: list[str] | None) -> str | None:
     """The final answer (when distinctive) or a long solution reply, verbatim in the hint."""
     if not solution:
         return None

@@ -6,8 +6,9 @@ import json
 import pytest
 from devset import programs
 
-from spadegym.cli.memory import add_parsers, default_memory_path
+from spadegym.cli.memory import add_parsers
 from spadegym.memory import EnvironmentMemory, HashingEmbedder
+from spadegym.memory.default import default_memory_path
 
 SOURCES = programs()
 

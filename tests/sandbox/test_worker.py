@@ -6,7 +6,7 @@ import math
 import time
 
 import pytest
-from conftest import make_program
+from sample_programs import make_program
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox import EnvHandle, SandboxConfig, SandboxPool, SandboxWorker, make_worker

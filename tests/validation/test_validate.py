@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from conftest import LOCK_PICK, make_program
+from sample_programs import LOCK_PICK, make_program
 
 from spadegym import ValidationConfig, validate
 from spadegym.validation import CHECK_ORDER

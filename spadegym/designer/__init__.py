@@ -1,0 +1,38 @@
+"""The designer: prompts, the repair loop, hints, and ``generate``.
+
+``generate(n, llm, ...)`` writes candidate environments with a designer model, validates and
+repairs them, checks novelty against the memory and registers the good ones; see
+``spadegym.designer.generate``.
+"""
+
+from __future__ import annotations
+
+from spadegym.designer.generate import Slot, generate, plan_slot
+from spadegym.designer.hints import HintResult, clean_hint, hint_problem, write_hint
+from spadegym.designer.prompts import (
+    Example,
+    contract_rules,
+    design_messages,
+    hint_messages,
+    repair_messages,
+)
+from spadegym.designer.report import STATUSES, Candidate, GenerationReport, Turn
+
+__all__ = [
+    "STATUSES",
+    "Candidate",
+    "Example",
+    "GenerationReport",
+    "HintResult",
+    "Slot",
+    "Turn",
+    "clean_hint",
+    "contract_rules",
+    "design_messages",
+    "generate",
+    "hint_messages",
+    "hint_problem",
+    "plan_slot",
+    "repair_messages",
+    "write_hint",
+]

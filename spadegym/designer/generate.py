@@ -1,0 +1,509 @@
+"""``generate``: write environments with a designer model, repair, validate, dedup, register.
+
+For each candidate slot: sample a grounding document, build the design prompt (with frontier
+examples, a negative and the nearby environments from the memory), ask the model, validate the
+reply in the sandbox, send the failing checks back for up to ``max_repairs`` repair turns,
+write a hint when the program has none, check novelty against the memory, and register.
+
+Candidates run on a pool of threads: model calls are I/O and validation runs in worker
+processes, so both overlap. Every reply is appended to a JSONL run log the moment it
+arrives, so a crash or Ctrl-C loses nothing; the plan of each slot depends only on the seed
+and the slot's index, so running the same command again resumes: finished slots are read
+back from the log, and replies already received are reused instead of asked for again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import random
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spadegym.contract import KINDS, SKILLS
+from spadegym.corpus import Corpus, Document, load_corpus
+from spadegym.designer import hints
+from spadegym.designer.prompts import (
+    DIFFICULTY_LEVELS,
+    Example,
+    design_messages,
+    repair_messages,
+)
+from spadegym.designer.report import Candidate, GenerationReport, Turn
+from spadegym.designer.runlog import Prior, RunLog
+from spadegym.errors import ConfigError
+from spadegym.llm.base import ChatLLM, LLMError, Message
+from spadegym.validation import ValidationConfig, ValidationReport, validate
+
+__all__ = ["Slot", "generate", "plan_slot"]
+
+EXAMPLE_CODE_CHARS = 2000
+"""Characters of each example program shown in the design prompt (SPADE shows 2,000)."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The plan for one candidate: what to ask for, grounded in which document."""
+
+    index: int
+    skill: str
+    kind: str
+    difficulty: int
+    document: Document
+
+
+def plan_slot(index: int, seed: int, corpus: Corpus, skills: Sequence[str],
+              kinds: Sequence[str], difficulties: Sequence[int]) -> Slot:
+    """The plan of slot ``index``: a function of the seed and the index alone.
+
+    Skills rotate with the index (every skill gets its share, as in SPADE); the kind, the
+    difficulty and the document are drawn from a generator seeded by ``(seed, index)``.
+    """
+    rng = random.Random(f"spadegym.generate:{seed}:{index}")
+    return Slot(index, skills[index % len(skills)], rng.choice(list(kinds)),
+                rng.choice(list(difficulties)), corpus.sample(rng))
+
+
+# -- one candidate -------------------------------------------------------------------------
+
+
+class _Run:
+    """Everything a ``generate`` call shares across its candidate threads."""
+
+    def __init__(self, llm: ChatLLM, corpus: Corpus, registry: Any, memory: Any,
+                 validation: ValidationConfig, max_repairs: int, write_hints: bool,
+                 log: RunLog):
+        self.llm = llm
+        self.corpus = corpus
+        self.registry = registry
+        self.memory = memory
+        self.validation = validation
+        self.max_repairs = max_repairs
+        self.write_hints = write_hints
+        self.log = log
+        self.stop = threading.Event()
+        # The memory's SQLite connection and FAISS index are shared by the threads, and the
+        # novelty check must see every earlier registration: both go under one lock.
+        self.store_lock = threading.Lock()
+        self.registered: set[str] = set()
+
+    def candidate(self, slot: Slot) -> Candidate:
+        prior = self.log.prior.get(slot.index, Prior())
+        cand = Candidate(slot.index, slot.skill, slot.kind, slot.difficulty, slot.document.id,
+                         self.corpus.name)
+        if prior.final is not None:
+            return _from_final(cand, prior.final)
+        started = time.perf_counter()
+        try:
+            self._design_and_register(cand, slot, prior)
+        except Exception as exc:  # a bug or a broken store must not take the run down
+            cand.status, cand.reason = "error", f"{type(exc).__name__}: {exc}"
+        cand.seconds = time.perf_counter() - started
+        if cand.status != "interrupted":
+            self.log.write({"event": "candidate", "candidate": cand.index, **cand.to_dict(),
+                            "hint": cand.hint})
+        return cand
+
+    def _design_and_register(self, cand: Candidate, slot: Slot, prior: Prior) -> None:
+        design = self._design_messages(slot)
+        request = design
+        for turn_index in range(self.max_repairs + 1):
+            if self.stop.is_set():
+                cand.reason = "stopped before this turn"
+                return
+            purpose = "design" if turn_index == 0 else "repair"
+            log_id = f"c{cand.index:04d}-t{turn_index}"
+            try:
+                reply, seconds, from_log = self.ask(cand.index, log_id, purpose, request, prior)
+            except LLMError as exc:
+                if not cand.turns:
+                    cand.status, cand.reason = "error", f"the model failed: {exc}"
+                else:
+                    cand.status = "rejected"
+                    cand.reason = f"{_failure(cand.report)} (the repair request failed: {exc})"
+                return
+            turn = Turn(purpose, log_id, request, reply, llm_seconds=seconds, from_log=from_log)
+            cand.turns.append(turn)
+            self._validate(cand.index, turn, cand.turns[:-1])
+            if turn.report is not None and turn.report.ok:
+                break
+            if turn_index == self.max_repairs:
+                cand.status, cand.reason = "rejected", _failure(turn.report)
+                return
+            request = repair_messages(design, reply, turn.report.feedback() if turn.report
+                                      else "No program was found.")
+        self._hint(cand, prior)
+        self._register(cand, slot)
+
+    def ask(self, index: int, log_id: str, purpose: str, messages: list[Message],
+            prior: Prior) -> tuple[str, float, bool]:
+        """One reply: read back from the log when an earlier run got it, else asked and logged."""
+        if log_id in prior.replies:
+            return prior.replies[log_id], 0.0, True
+        started = time.perf_counter()
+        try:
+            reply = self.llm.complete(messages, 1)[0]
+        except LLMError as exc:
+            self.log.write({"event": "llm_error", "candidate": index, "id": log_id,
+                            "purpose": purpose, "error": str(exc)})
+            raise
+        seconds = time.perf_counter() - started
+        record: dict[str, Any] = {"event": "reply", "candidate": index, "id": log_id,
+                                  "purpose": purpose, "model": self.llm.name,
+                                  "seconds": round(seconds, 3), "reply": reply}
+        # The whole request goes in once per candidate; a repair adds only its new message.
+        record["messages" if purpose != "repair" else "request"] = (
+            messages if purpose != "repair" else messages[-1:])
+        self.log.write(record)
+        return reply, seconds, False
+
+    def _validate(self, index: int, turn: Turn, earlier: list[Turn]) -> None:
+        started = time.perf_counter()
+        program = _extracted(turn.reply) if earlier else None
+        same = next((t for t in earlier if program is not None and t.program == program), None)
+        if same is not None:
+            # Validation is deterministic: an unchanged program gets the same verdict.
+            report = same.report
+        else:
+            report = validate(turn.reply, self.validation)
+        turn.report = report
+        turn.program = report.program if report is not None else None
+        turn.validate_seconds = time.perf_counter() - started
+        if report is not None:
+            self.log.write({"event": "validation", "id": turn.log_id,
+                            "candidate": index, "ok": report.ok,
+                            "failed": [c.name for c in report.failures],
+                            "feedback": "" if report.ok else report.feedback(),
+                            "seconds": report.seconds})
+
+    def _hint(self, cand: Candidate, prior: Prior) -> None:
+        report, program = cand.report, cand.program
+        if report is None or program is None:
+            return
+        own = report.properties.get("hint")
+        if own:
+            cand.hint, cand.hint_source = own, "program"
+            return
+        if not self.write_hints or report.properties.get("kind") == "two_player":
+            return
+        solutions = hints.instance_solutions(program, sandbox=self.validation.sandbox)
+        try:
+            result = hints.write_hint(_LoggedLLM(self, cand.index, prior), program, solutions,
+                                      on_reply=cand.hint_replies.append)
+        except LLMError as exc:
+            cand.reason = f"no hint: the hint request failed: {exc}"
+            return
+        if result.hint is None:
+            cand.reason = f"no hint: {result.problem}"
+        cand.hint, cand.hint_source = result.hint, "designer" if result.hint else None
+
+    def _register(self, cand: Candidate, slot: Slot) -> None:
+        report, program = cand.report, cand.program
+        if report is None or program is None:
+            return
+        first = report.properties.get("first_observation") or None
+        provenance = {
+            "designer": self.llm.name, "document_id": slot.document.id,
+            "corpus": self.corpus.name, "origin": "generate", "requested_skill": slot.skill,
+            "kind": slot.kind, "difficulty": slot.difficulty, "log": str(self.log.path),
+            "log_id": cand.turns[-1].log_id, "repairs": cand.repairs,
+            "hint_source": cand.hint_source,
+        }
+        if cand.hint_source == "designer":
+            provenance["hint"] = cand.hint
+        with self.store_lock:
+            if self.memory is not None:
+                novelty = self.memory.check_novelty(program, first_observation=first)
+                cand.novelty = {"novel": novelty.novel, "nearest_id": novelty.nearest_id,
+                                "similarity": round(float(novelty.similarity), 4),
+                                "reason": novelty.reason}
+                report.properties["novelty"] = {"nearest_id": novelty.nearest_id,
+                                                "similarity": novelty.similarity}
+                if not novelty.novel:
+                    cand.status, cand.reason = "duplicate", novelty.reason
+                    return
+            from spadegym.registry import DuplicateEnvironmentError
+
+            try:
+                env_id = _entry_id(self.registry.add(program, report=report,
+                                                     provenance=provenance, memory=self.memory))
+            except DuplicateEnvironmentError as exc:
+                cand.status, cand.reason = "duplicate", str(exc)
+                return
+            if env_id in self.registered:
+                # The registry answers an identical program with the id it already has.
+                cand.status = "duplicate"
+                cand.reason = f"exact copy of {env_id}, registered earlier in this run"
+                return
+            self.registered.add(env_id)
+        cand.status, cand.env_id = "accepted", env_id
+
+    def _design_messages(self, slot: Slot) -> list[Message]:
+        examples: list[Example] = []
+        negative = None
+        nearby: list[Example] = []
+        if self.memory is not None:
+            with self.store_lock:
+                # The same skill first, as SPADE does; any skill when it has none yet.
+                frontier = self.memory.frontier(2, skill=slot.skill) or self.memory.frontier(2)
+                examples = [self._example(s) for s in frontier]
+                easy = self.memory.too_easy(1, skill=slot.skill) or self.memory.too_easy(1)
+                hard = self.memory.too_hard(1, skill=slot.skill) or self.memory.too_hard(1)
+                # Alternate the warning between the two failure modes, slot by slot.
+                pick = (easy, hard) if slot.index % 2 == 0 else (hard, easy)
+                chosen = pick[0] or pick[1]
+                if chosen:
+                    why = "too easy" if chosen is easy else "too hard"
+                    negative = self._example(chosen[0], why=why, code=False)
+                if len(self.memory):
+                    nearby = [Example(n.env_id, n.title, n.skill)
+                              for n in self.memory.near(slot.document.text, 3)]
+        return design_messages(slot.skill, slot.difficulty, slot.document.text, kind=slot.kind,
+                               examples=examples, negative=negative, nearby=nearby)
+
+    def _example(self, stats: Any, *, why: str = "", code: bool = True) -> Example:
+        source = _source_of(self.registry, stats.env_id) if code else None
+        return Example(stats.env_id, stats.title, stats.skill, stats.win_rate, stats.regret,
+                       source[:EXAMPLE_CODE_CHARS] if source else None, why)
+
+
+class _LoggedLLM:
+    """The designer model as the hint-writer sees it: each reply logged, or read back."""
+
+    def __init__(self, run: _Run, index: int, prior: Prior):
+        self.name = run.llm.name
+        self._run, self._index, self._prior = run, index, prior
+        self._asked = 0
+
+    def complete(self, messages: Sequence[Message], n: int = 1) -> list[str]:
+        log_id = f"c{self._index:04d}-h{self._asked}"
+        self._asked += 1
+        return [self._run.ask(self._index, log_id, "hint", list(messages), self._prior)[0]]
+
+
+def _source_of(registry: Any, env_id: str) -> str | None:
+    """The program of a registered environment, if the registry has it."""
+    try:
+        return registry.get(env_id).source()
+    except Exception:  # an id the registry does not hold, or a root gone since
+        return None
+
+
+def _entry_id(entry: Any) -> str:
+    return str(getattr(entry, "id", entry))
+
+
+def _extracted(reply: str) -> str | None:
+    from spadegym.extract import extract_program
+
+    return extract_program(reply).code
+
+
+def _failure(report: ValidationReport | None) -> str:
+    if report is None:
+        return "not validated"
+    failures = report.failures
+    if not failures:
+        return "checks not run: " + ", ".join(report.not_run)
+    first = failures[0]
+    more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
+    return f"{first.name}: {first.message}{more}"
+
+
+def _from_final(cand: Candidate, final: dict[str, Any]) -> Candidate:
+    cand.resumed = True
+    cand.status = str(final.get("status", "error"))
+    cand.env_id = final.get("env_id")
+    cand.reason = str(final.get("reason", ""))
+    cand.novelty = final.get("novelty")
+    cand.hint = final.get("hint")
+    cand.hint_source = final.get("hint_source")
+    cand.seconds = float(final.get("seconds", 0.0))
+    return cand
+
+
+# -- progress ------------------------------------------------------------------------------
+
+
+class _Progress:
+    """A one-line counter on stderr: rewritten in place on a terminal, a line each otherwise."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total = total
+        self.enabled = enabled
+        self.tty = enabled and sys.stderr.isatty()
+        self.started = time.perf_counter()
+        self.counts: dict[str, int] = {}
+
+    def update(self, cand: Candidate) -> None:
+        self.counts[cand.status] = self.counts.get(cand.status, 0) + 1
+        if not self.enabled:
+            return
+        done = sum(self.counts.values())
+        parts = "  ".join(f"{s} {self.counts.get(s, 0)}"
+                          for s in ("accepted", "rejected", "duplicate", "error"))
+        line = f"generate {done}/{self.total}  {parts}  {time.perf_counter() - self.started:.0f}s"
+        if self.tty:
+            sys.stderr.write("\r" + line + ("\n" if done == self.total else ""))
+        else:
+            what = cand.env_id if cand.status == "accepted" else cand.status
+            sys.stderr.write(f"{line}  (#{cand.index} {what})\n")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.tty and sum(self.counts.values()) < self.total:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# -- the entry point -----------------------------------------------------------------------
+
+
+def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
+             skills: Sequence[str] | None = None, kinds: Sequence[str] = ("puzzle",),
+             difficulty: int | Sequence[int] = 3, registry: Any = None, memory: Any = None,
+             max_repairs: int = 2, concurrency: int = 8, seed: int = 0, progress: bool = True,
+             log: str | Path | None = None, validation: ValidationConfig | None = None,
+             write_hints: bool = True) -> GenerationReport:
+    """Write ``n`` candidate environments with ``llm`` and register the good, new ones.
+
+    Args:
+        n: candidate slots (each gets one design turn and up to ``max_repairs`` repairs).
+        llm: the designer backend (``spadegym.llm``).
+        corpus: grounding documents: a ``Corpus``, anything ``load_corpus`` reads, or ``None``
+            for the shipped default corpus.
+        skills: the skills to rotate through; the six SPADE skills by default.
+        kinds: the kinds to draw from: ``"puzzle"``, ``"tool"``, ``"two_player"``.
+        difficulty: the designer difficulty (1..5), or several to draw from.
+        registry: a ``Registry``, or a folder for one; ``None`` is the user's registry
+            (``$SPADEGYM_HOME/registry``).
+        memory: an ``EnvironmentMemory`` for prompt examples and novelty checks, or ``None``
+            (then only the registry's own duplicate check applies).
+        max_repairs: repair turns after a failed validation.
+        concurrency: candidates in flight at once.
+        seed: the run's seed; with the same settings, the same slots.
+        progress: show a counter on stderr; nothing is printed when False.
+        log: the JSONL run log; by default ``generate-logs/<settings hash>.jsonl`` beside the
+            registry, so that the same command resumes.
+        validation: how hard to validate; ``ValidationConfig()`` by default.
+        write_hints: ask the model for a hint when a program has no ``hint()``.
+
+    Returns:
+        A ``GenerationReport`` with every candidate, the counts and the timings. Ctrl-C
+        stops the run and returns what finished (``interrupted=True``); the log keeps the rest.
+
+    Raises:
+        ConfigError: a setting is out of range, or ``log`` belongs to a run with other settings.
+    """
+    skills = tuple(skills or SKILLS)
+    kinds = tuple(kinds)
+    difficulties = (difficulty,) if isinstance(difficulty, int) else tuple(difficulty)
+    _check_settings(n, skills, kinds, difficulties, max_repairs, concurrency)
+    corpus = load_corpus(corpus)
+    registry = _open_registry(registry)
+    settings = {"seed": seed, "skills": list(skills), "kinds": list(kinds),
+                "difficulties": list(difficulties), "corpus": corpus.name,
+                "corpus_size": len(corpus), "model": llm.name, "max_repairs": max_repairs}
+    key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    log_path = Path(log) if log is not None else _default_log(registry, key)
+    run_log = RunLog(log_path, key, {**settings, "n": n})
+    run = _Run(llm, corpus, registry, memory, validation or ValidationConfig(), max_repairs,
+               write_hints, run_log)
+    slots = [plan_slot(i, seed, corpus, skills, kinds, difficulties) for i in range(n)]
+    bar = _Progress(n, progress)
+    started = time.perf_counter()
+    results: dict[int, Candidate] = {}
+    interrupted = False
+    try:
+        for cand in _run_all(run, slots, concurrency):
+            results[cand.index] = cand
+            bar.update(cand)
+    except KeyboardInterrupt:
+        interrupted = True
+        run.stop.set()
+        run_log.write({"event": "interrupted", "time": time.time(), "finished": len(results)})
+    finally:
+        bar.close()
+        run_log.close()
+    candidates = [results.get(s.index) or Candidate(
+        s.index, s.skill, s.kind, s.difficulty, s.document.id, corpus.name,
+        reason="the run was interrupted; run again with the same settings to resume")
+        for s in slots]
+    return GenerationReport(candidates, llm.name, str(log_path),
+                            time.perf_counter() - started, interrupted)
+
+
+def _run_all(run: _Run, slots: list[Slot], concurrency: int):
+    """Yield candidates as they finish, from ``concurrency`` daemon threads.
+
+    Daemon threads, not an executor: on Ctrl-C the main thread must be free to return while a
+    model call is still in flight (its reply, if it comes, is logged by then or never asked).
+    """
+    todo: queue.Queue[Slot] = queue.Queue()
+    for slot in slots:
+        todo.put(slot)
+    done: queue.Queue[Candidate | BaseException] = queue.Queue()
+
+    def work() -> None:
+        while not run.stop.is_set():
+            try:
+                slot = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put(run.candidate(slot))
+            except BaseException as exc:  # reported to the main thread, which re-raises
+                run.stop.set()
+                done.put(exc)
+                return
+
+    for k in range(min(concurrency, len(slots))):
+        threading.Thread(target=work, name=f"spadegym-generate-{k}", daemon=True).start()
+    for _ in slots:
+        # A timeout keeps the main thread responsive to Ctrl-C while it waits.
+        while True:
+            try:
+                item = done.get(timeout=0.2)
+                break
+            except queue.Empty:
+                continue
+        if isinstance(item, BaseException):
+            run.stop.set()
+            raise item
+        yield item
+
+
+def _check_settings(n: int, skills: tuple[str, ...], kinds: tuple[str, ...],
+                    difficulties: tuple[int, ...], max_repairs: int, concurrency: int) -> None:
+    if n < 0:
+        raise ConfigError(f"n={n}: ask for zero or more candidates.")
+    if not skills or not all(isinstance(s, str) and s.strip() for s in skills):
+        raise ConfigError(f"skills={skills!r}: give at least one non-empty skill name.")
+    bad = [k for k in kinds if k not in KINDS]
+    if not kinds or bad:
+        raise ConfigError(f"kinds={kinds!r}: each kind is one of {', '.join(KINDS)}.")
+    if not difficulties or any(d not in DIFFICULTY_LEVELS for d in difficulties):
+        raise ConfigError(f"difficulty={difficulties!r}: designer difficulties are 1..5.")
+    if max_repairs < 0 or concurrency < 1:
+        raise ConfigError(f"max_repairs={max_repairs}, concurrency={concurrency}: need "
+                          "max_repairs >= 0 and concurrency >= 1.")
+
+
+def _open_registry(registry: Any) -> Any:
+    if registry is not None and not isinstance(registry, str | Path):
+        return registry
+    from spadegym.registry import Registry
+
+    return Registry(Path(registry)) if registry is not None else Registry.user()
+
+
+def _default_log(registry: Any, key: str) -> Path:
+    root = getattr(registry, "root", None)
+    base = Path(root).parent if root is not None else Path.cwd()
+    return base / "generate-logs" / f"{key}.jsonl"

@@ -1,0 +1,235 @@
+"""Step a batch of *different* environments at once, over a shared pool of sandbox workers.
+
+LLM training plays many environments side by side: one batch may mix a maze, a tool-use task
+and a two-player game. ``gymnasium.make_vec`` wants one id for the whole batch, so ``EnvBatch``
+takes any mix of registered ids (and program texts), spreads the instances over a
+``SandboxPool`` and steps the whole batch with one ``step_batch`` call: every worker gets its
+share in one frame before any answer is read, so the workers compute in parallel.
+
+Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``): when an episode ends, the
+step that ends it returns its reward, ``terminated``/``truncated`` and, in the info,
+``final_observation``, ``final_info`` (which holds ``episode_outcome`` and ``episode_turns``)
+and ``episode_outcome``; the observation returned is already the first one of the next
+episode, and the info's other keys are that reset's info. No action is wasted on a finished
+episode, which is what a token budget wants. Pass ``autoreset=False`` to reset by hand.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from spadegym.env import episode_outcome
+from spadegym.errors import ProgramError, SpadegymError
+from spadegym.sandbox import EnvHandle, SandboxConfig, SandboxPool
+
+__all__ = ["EnvBatch", "resolve_program"]
+
+
+def resolve_program(item: str) -> tuple[str, str]:
+    """``(label, program)`` for a registered id, or for a program text (which holds a newline).
+
+    Raises:
+        SpadegymError: the id is not registered with Gymnasium.
+    """
+    if "\n" in item:
+        return "<program>", item
+    from gymnasium.envs.registration import registry
+
+    from spadegym.registry import ENTRY_POINT
+    from spadegym.registry.entry import load_program
+    from spadegym.registry.ids import gym_id
+
+    env_id = item if "/" in item else gym_id(item)
+    spec = registry.get(env_id)
+    if spec is None or spec.entry_point != ENTRY_POINT:
+        raise SpadegymError(f"{item!r} is not a registered spadegym environment; pass an id such "
+                            "as spade/LockPick-v0 (see `spadegym list`) or a program text.")
+    source, _ = load_program(spec.kwargs["folder"])
+    return env_id, source
+
+
+@dataclass
+class _Slot:
+    label: str
+    handle: EnvHandle | None
+    max_turns: int
+    two_player: bool
+    rng: random.Random
+    turn: int = 0
+    done: bool = True
+    error: dict | None = None
+
+
+class EnvBatch:
+    """A batch of environment instances, any mix of programs, stepped together.
+
+    Args:
+        envs: registered ids (``spade/X-v0`` or ``X-v0``) or program texts, one per instance;
+            repeat an id to get several instances of it.
+        pool: share an existing ``SandboxPool`` (it stays open after ``close``).
+        num_workers: workers of the pool made when ``pool`` is None (default: one per core,
+            at most one per instance).
+        seed: seeds every episode: instance ``k``'s episodes take their seeds from a generator
+            seeded with ``(seed, k)``; None draws fresh seeds.
+        sandbox: the ``SandboxConfig`` of a pool made here.
+        autoreset: reset finished episodes within ``step`` (same-step, see the module).
+    """
+
+    def __init__(self, envs: Sequence[str], *, pool: SandboxPool | None = None,
+                 num_workers: int | None = None, seed: int | None = None,
+                 sandbox: SandboxConfig | None = None, autoreset: bool = True):
+        if not envs:
+            raise SpadegymError("EnvBatch needs at least one environment id or program.")
+        resolved = [resolve_program(item) for item in envs]
+        self.autoreset = autoreset
+        self._own_pool = pool is None
+        size = num_workers or min(len(resolved), os.cpu_count() or 1)
+        self.pool = pool if pool is not None else SandboxPool(size, sandbox)
+        self.ids = [label for label, _ in resolved]
+        self._slots: list[_Slot] = []
+        self._threads = concurrent.futures.ThreadPoolExecutor(len(self.pool.workers))
+        try:
+            for k, (label, source) in enumerate(resolved):
+                handle = self.pool.open(source, label)
+                info = handle.info
+                rng = random.Random(f"{seed}/{k}") if seed is not None else random.Random()
+                self._slots.append(_Slot(label, handle, info.max_turns, info.num_players == 2,
+                                         rng))
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def num_envs(self) -> int:
+        """How many instances the batch holds."""
+        return len(self._slots)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def reset(self, seed: int | None = None, options: dict | None = None,
+              indices: Sequence[int] | None = None) -> tuple[list[str], list[dict]]:
+        """Start new episodes (all instances, or only ``indices``).
+
+        Args:
+            seed: instance ``k`` plays seed ``seed + k``, and later episodes draw from a
+                generator seeded with ``(seed, k)``.
+            options: passed to every program's ``reset`` (e.g. ``{"difficulty": 3}``).
+            indices: reset only these instances.
+
+        Returns:
+            Observations and infos of the reset instances, in the order of ``indices``.
+        """
+        chosen = list(range(len(self._slots))) if indices is None else list(indices)
+        if seed is not None:
+            for k in chosen:
+                self._slots[k].rng = random.Random(f"{seed}/{k}")
+        seeds = {k: (seed + k if seed is not None else None) for k in chosen}
+        results = self._reset_many(chosen, seeds, options)
+        return [results[k][0] for k in chosen], [results[k][1] for k in chosen]
+
+    def _reset_one(self, k: int, seed: int | None, options: dict | None) -> tuple[str, dict]:
+        slot = self._slots[k]
+        if seed is None:
+            seed = slot.rng.randrange(2**31 - 1)
+        slot.turn, slot.done = 0, False
+        try:
+            obs, info = slot.handle.reset(seed, options)
+            slot.error = None
+            return obs, info
+        except ProgramError as exc:
+            slot.error = {"kind": exc.kind, "message": str(exc)}
+            return f"The environment failed to reset: {exc}", {"error": slot.error}
+
+    def _reset_many(self, chosen: Sequence[int], seeds: dict[int, int | None],
+                    options: dict | None) -> dict[int, tuple[str, dict]]:
+        """Reset instances, one thread per worker, so that the workers reset in parallel."""
+        groups: dict[int, list[int]] = {}
+        for k in chosen:
+            groups.setdefault(id(self._slots[k].handle.worker), []).append(k)
+
+        def run(ks: list[int]) -> dict[int, tuple[str, dict]]:
+            return {k: self._reset_one(k, seeds.get(k), options) for k in ks}
+
+        if len(groups) == 1:
+            return run(next(iter(groups.values())))
+        results: dict[int, tuple[str, dict]] = {}
+        for part in self._threads.map(run, groups.values()):
+            results.update(part)
+        return results
+
+    def step(self, actions: Sequence[str]) -> tuple[list[str], list[float], list[bool],
+                                                   list[bool], list[dict]]:
+        """Play one reply in every instance at once.
+
+        Returns:
+            ``(observations, rewards, terminated, truncated, infos)``, lists in batch order.
+            With autoreset, a finished episode's observation is the next episode's first one
+            and its info carries ``final_observation`` and ``final_info``.
+        """
+        if len(actions) != len(self._slots):
+            raise SpadegymError(f"step() got {len(actions)} actions for {len(self._slots)} "
+                                "environments; pass one reply per environment.")
+        for k, action in enumerate(actions):
+            if not isinstance(action, str):
+                raise SpadegymError(f"actions[{k}] is a {type(action).__name__}; actions are "
+                                    "str replies.")
+            if self._slots[k].done:
+                raise SpadegymError(f"environment {k} ({self._slots[k].label}) has no episode "
+                                    "running; call reset() first (or use autoreset=True).")
+        live = [k for k, s in enumerate(self._slots) if s.error is None]
+        answers = self.pool.step_batch([(self._slots[k].handle, actions[k]) for k in live])
+        results: dict[int, Any] = dict(zip(live, answers))
+        n = len(self._slots)
+        obs, rewards = [""] * n, [0.0] * n
+        terminated, truncated, infos = [False] * n, [False] * n, [{} for _ in range(n)]
+        finished = []
+        for k, slot in enumerate(self._slots):
+            result = results.get(k, ProgramError(slot.error["message"], slot.error["kind"])
+                                 if slot.error else None)
+            if isinstance(result, ProgramError):
+                obs[k], terminated[k] = f"The environment failed: {result}", True
+                infos[k] = {"error": {"kind": result.kind, "message": str(result)}}
+            else:
+                obs[k], rewards[k] = result.observation, result.reward
+                terminated[k], truncated[k], infos[k] = (result.terminated, result.truncated,
+                                                         result.info)
+            slot.turn += 1
+            if not terminated[k] and slot.turn >= slot.max_turns:
+                truncated[k] = True
+            if terminated[k] or truncated[k]:
+                slot.done = True
+                outcome = episode_outcome(rewards[k], terminated[k], infos[k],
+                                          2 if slot.two_player else 1)
+                infos[k] = {**infos[k], "episode_outcome": outcome, "episode_turns": slot.turn}
+                finished.append(k)
+        if self.autoreset and finished:
+            fresh = self._reset_many(finished, {}, None)
+            for k in finished:
+                new_obs, new_info = fresh[k]
+                infos[k] = {**new_info, "final_observation": obs[k], "final_info": infos[k],
+                            "episode_outcome": infos[k]["episode_outcome"]}
+                obs[k] = new_obs
+        return obs, rewards, terminated, truncated, infos
+
+    def close(self) -> None:
+        """Release every instance; stop the pool if this batch made it."""
+        for slot in self._slots:
+            if slot.handle is not None:
+                self.pool.release(slot.handle)
+                slot.handle = None
+        self._threads.shutdown(wait=False)
+        if self._own_pool:
+            self.pool.close()
+
+    def __enter__(self) -> EnvBatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+

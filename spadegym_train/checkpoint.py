@@ -1,0 +1,142 @@
+"""Checkpoints: everything a run needs to continue exactly where it stopped.
+
+``workspace/checkpoints/it-<N>/`` holds the LoRA weights, the optimizer, the RNG states of
+torch, numpy and random, the loop state (the pool, the designer's pending candidates, the RAE
+baselines, the document sampler), and copies of the run's memory and registry (they are
+written during an iteration, so the copies taken at the checkpoint are what a resume restores).
+A checkpoint is written to a temporary folder and renamed, and ``latest`` names the newest
+complete one, so a run killed while saving resumes from the previous checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from spadegym_train.design import Candidate, PoolEnv
+
+KEEP = 2
+"""Checkpoints kept on disk (older ones are removed)."""
+
+
+@dataclass
+class RunState:
+    """The loop's state between iterations.
+
+    Attributes:
+        iteration: the next iteration to run.
+        regeneration: regenerations done so far.
+        pool: the environments being played.
+        candidates: the designer candidates of the current window.
+        baselines: RAE baselines (``RoleBaselines.state_dict``).
+        sampler: state of the ``random.Random`` that samples documents, difficulties, pools.
+    """
+
+    iteration: int = 0
+    regeneration: int = 0
+    pool: list[PoolEnv] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    baselines: dict[str, Any] = field(default_factory=dict)
+    sampler: Any = None
+
+    def to_json(self) -> str:
+        """The state as JSON."""
+        data = asdict(self)
+        data["sampler"] = _jsonable(self.sampler)
+        return json.dumps(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunState:
+        """Rebuild ``to_json``."""
+        data = json.loads(text)
+        version, internal, gauss = data["sampler"]
+        return cls(iteration=data["iteration"], regeneration=data["regeneration"],
+                   pool=[PoolEnv(**p) for p in data["pool"]],
+                   candidates=[Candidate(**c) for c in data["candidates"]],
+                   baselines=data["baselines"], sampler=(version, tuple(internal), gauss))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def rng_states() -> dict[str, Any]:
+    """The global generators' states."""
+    states: dict[str, Any] = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
+                              "random": random.getstate()}
+    if torch.cuda.is_available():
+        states["cuda"] = torch.cuda.get_rng_state_all()
+    return states
+
+
+def set_rng_states(states: dict[str, Any]) -> None:
+    """Restore ``rng_states``."""
+    torch.set_rng_state(states["torch"])
+    np.random.set_state(states["numpy"])
+    random.setstate(states["random"])
+    if "cuda" in states and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(states["cuda"])
+
+
+def _copy_folder(source: Path, target: Path) -> None:
+    if source.exists():
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(".lock", "*.lock"))
+
+
+def save_checkpoint(workspace: Path, state: RunState, policy: Any, optimizer: Any,
+                    memory: Any) -> Path:
+    """Write a checkpoint of ``state`` (whose ``iteration`` is the next one to run)."""
+    root = workspace / "checkpoints"
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"it-{state.iteration:06d}"
+    temp = root / f".tmp-it-{state.iteration:06d}"
+    shutil.rmtree(temp, ignore_errors=True)
+    temp.mkdir()
+    torch.save(policy.adapter_state(), temp / "adapters.pt")
+    torch.save(optimizer.state_dict(), temp / "optimizer.pt")
+    torch.save(rng_states(), temp / "rng.pt")
+    (temp / "state.json").write_text(state.to_json(), encoding="utf-8")
+    if memory is not None:
+        memory.flush()
+    _copy_folder(workspace / "memory", temp / "memory")
+    _copy_folder(workspace / "registry", temp / "registry")
+    shutil.rmtree(final, ignore_errors=True)
+    temp.rename(final)
+    (root / "latest.tmp").write_text(final.name, encoding="utf-8")
+    (root / "latest.tmp").replace(root / "latest")
+    for old in sorted(root.glob("it-*"))[:-KEEP]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def latest_checkpoint(workspace: Path) -> Path | None:
+    """The newest complete checkpoint, or ``None``."""
+    pointer = workspace / "checkpoints" / "latest"
+    if not pointer.exists():
+        return None
+    folder = workspace / "checkpoints" / pointer.read_text(encoding="utf-8").strip()
+    return folder if folder.exists() else None
+
+
+def restore_files(checkpoint: Path, workspace: Path) -> None:
+    """Put the checkpoint's memory and registry back in the workspace (before opening them)."""
+    for name in ("memory", "registry"):
+        shutil.rmtree(workspace / name, ignore_errors=True)
+        _copy_folder(checkpoint / name, workspace / name)
+
+
+def load_checkpoint(checkpoint: Path, policy: Any, optimizer: Any) -> RunState:
+    """Restore weights, optimizer and RNG states; return the loop state."""
+    policy.load_adapter_state(torch.load(checkpoint / "adapters.pt", weights_only=True))
+    optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt", weights_only=True))
+    set_rng_states(torch.load(checkpoint / "rng.pt", weights_only=False))
+    return RunState.from_json((checkpoint / "state.json").read_text(encoding="utf-8"))

@@ -1,0 +1,358 @@
+"""``TrainConfig``: every setting of a self-play run, loaded from a preset, YAML and overrides.
+
+Precedence, lowest first: the dataclass defaults, a preset (``--preset``), a YAML file
+(``--config``), then ``key=value`` overrides from the command line. Unknown keys are refused
+with the nearest field name, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spadegym.contract import SKILLS
+from spadegym.errors import ConfigError
+
+MODES = ("spade", "fixed")
+DESIGNER_REWARDS = ("regret", "spade_blend", "spice_variance", "learnability")
+ENGINES = ("hf", "vllm")
+OPTIMIZERS = ("adamw", "adamw_8bit", "paged_adamw_8bit")
+RANDOM_MODEL = "random"
+
+
+@dataclass
+class TrainConfig:
+    """Settings of one run. Hyperparameters keep the papers' names where they have one."""
+
+    # -- run ------------------------------------------------------------------------------
+    mode: str = "spade"
+    """``"spade"``: the designer regenerates the environment pool and is trained by its reward;
+    ``"fixed"``: the solver trains on registry environments only (the paper's baseline)."""
+
+    iterations: int = 400
+    """Training iterations (rollouts) to run; the paper runs 400."""
+
+    seed: int = 0
+    """Seed of torch, numpy and random, of episode seeds and of document sampling."""
+
+    workspace: str = "runs/spade"
+    """Folder of the run: metrics, checkpoints, the run's registry and memory."""
+
+    resume: bool = True
+    """Continue from the latest checkpoint in ``workspace`` when there is one."""
+
+    torch_threads: int = 0
+    """CPU threads of torch (0: torch's default). One thread is faster for tiny models on a
+    busy machine, where threads wait on each other."""
+
+    # -- model ----------------------------------------------------------------------------
+    model: str = "Qwen/Qwen3-0.6B"
+    """Base model: a Hugging Face name or local path, or ``"random"`` for a randomly initialised
+    model built from ``random_model_config`` with the built-in character tokenizer."""
+
+    random_model_config: dict[str, Any] = field(default_factory=dict)
+    """Transformers config fields (``model_type`` included) of the ``"random"`` model."""
+
+    load_in_4bit: bool = False
+    """Load the base model in 4-bit NF4 through bitsandbytes (double quantisation below)."""
+
+    bnb_double_quant: bool = True
+    """Quantise the 4-bit quantisation constants too (saves about 0.4 bits a parameter)."""
+
+    dtype: str = "auto"
+    """Compute dtype: ``"auto"`` (bfloat16 on CUDA, float32 on CPU), ``"bfloat16"``,
+    ``"float16"`` or ``"float32"``."""
+
+    device: str = "auto"
+    """``"auto"`` (CUDA when available), ``"cuda"``, ``"cuda:1"`` or ``"cpu"``."""
+
+    lora_r: int = 16
+    """LoRA rank."""
+
+    lora_alpha: int = 32
+    """LoRA scaling numerator (the update is scaled by ``lora_alpha / lora_r``)."""
+
+    lora_dropout: float = 0.0
+    """Dropout on the LoRA input; 0 keeps the first importance ratio of an update exactly 1."""
+
+    lora_target_modules: list[str] = field(default_factory=lambda: [
+        "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
+    """Module names that get LoRA adapters."""
+
+    separate_adapters: bool = False
+    """Give the designer and the solver an adapter each instead of one shared adapter."""
+
+    gradient_checkpointing: bool = True
+    """Recompute activations in the backward pass (less memory, about 30% more time)."""
+
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Extra arguments of ``apply_chat_template`` (for Qwen3: ``{"enable_thinking": false}``)."""
+
+    # -- generation -----------------------------------------------------------------------
+    engine: str = "hf"
+    """``"hf"`` (transformers ``generate``, everywhere) or ``"vllm"`` (GPU, optional extra)."""
+
+    temperature: float = 0.6
+    """Sampling temperature of both roles (SPADE uses 0.6); log-probs use the same one."""
+
+    top_p: float = 1.0
+    """Nucleus sampling mass."""
+
+    max_prompt_tokens: int = 8192
+    """Prompts longer than this keep their last tokens (the end holds the request)."""
+
+    solver_max_new_tokens: int = 1024
+    """Tokens the solver may write per turn."""
+
+    designer_max_new_tokens: int = 8192
+    """Tokens the designer may write per program."""
+
+    hint_max_new_tokens: int = 200
+    """Tokens the hint writer may write."""
+
+    generation_batch_size: int = 64
+    """Prompts per ``generate`` call of the Hugging Face engine."""
+
+    vllm_gpu_memory_utilization: float = 0.35
+    """Share of GPU memory vLLM may take (the training model needs the rest)."""
+
+    # -- environments ---------------------------------------------------------------------
+    docs_per_regen: int = 8
+    """Grounding documents (designer prompts) per regeneration."""
+
+    candidates_per_doc: int = 3
+    """Programs the designer writes per document (G)."""
+
+    pool_size: int = 24
+    """Environments in the pool; SPADE regenerates 24."""
+
+    regen_interval: int = 4
+    """Iterations between regenerations of the pool; the designer trains at the end of each
+    window, on rewards from every play in it."""
+
+    plays_per_env: int = 16
+    """K: plain plays per environment per iteration, and as many hint plays (spade mode)."""
+
+    max_episode_turns: int = 25
+    """Turns after which an episode is truncated (the environment's own limit also holds)."""
+
+    history_turns: int = 2
+    """Earlier (reply, observation) exchanges the solver sees besides the first observation."""
+
+    skills: list[str] = field(default_factory=lambda: list(SKILLS))
+    """Skills the designer is asked for."""
+
+    skills_per_regen: int = 3
+    """Skills per regeneration, rotating through ``skills``."""
+
+    corpus: str | None = None
+    """Grounding documents: a JSONL file (``text`` or ``orig_doc``) or a folder of text files;
+    ``None`` uses the documents that ship with spadegym."""
+
+    scripted_designer: str | None = None
+    """A glob of recorded designer replies (e.g. ``examples/good/*.py``) added to the model's
+    candidates at each regeneration, so the spade path runs with a model that writes nothing
+    valid."""
+
+    scripted_per_regen: int = 2
+    """Recorded replies added per regeneration, taken in turn."""
+
+    registry: str | None = None
+    """Registry folder of the ``fixed`` pool and the evaluation slice; ``None``: the shipped one."""
+
+    eval_fraction: float = 0.2
+    """Share of one-player registry environments held out for evaluation (never trained on)."""
+
+    eval_interval: int = 10
+    """Iterations between evaluations (0 turns evaluation off)."""
+
+    eval_plays: int = 4
+    """Plays per held-out environment at each evaluation."""
+
+    eval_envs: int = 8
+    """Held-out environments played at each evaluation."""
+
+    sandbox_workers: int = 2
+    """Worker processes that step the episodes."""
+
+    validation_workers: int = 2
+    """Programs validated at once."""
+
+    fuzz_examples: int = 50
+    """Random action sequences validation plays per program."""
+
+    memory_embedder: str = "sentence-transformers/all-MiniLM-L6-v2"
+    """Embedder of the run's memory: a sentence-transformers model or ``"hashing-384"``."""
+
+    # -- rewards and advantages -----------------------------------------------------------
+    designer_reward: str = "spade_blend"
+    """``regret``, ``spade_blend`` (the SPADE 30B recipe), ``spice_variance`` or
+    ``learnability``."""
+
+    invalid_penalty: float = -1.0
+    """Designer reward of a program that fails validation (or repeats a stored one)."""
+
+    timeout_penalty: float = -0.5
+    """Designer reward of an environment whose step failed or timed out during play."""
+
+    rae_decay: float = 0.95
+    """Decay of SPIRAL's per-role EMA baselines for two-player games."""
+
+    # -- optimisation ---------------------------------------------------------------------
+    learning_rate: float = 1e-6
+    """AdamW learning rate (the paper's 1e-6)."""
+
+    weight_decay: float = 0.0
+    """AdamW weight decay on the LoRA weights."""
+
+    optimizer: str = "adamw"
+    """``adamw``, or bitsandbytes' ``adamw_8bit`` / ``paged_adamw_8bit``."""
+
+    clip_eps_low: float = 0.2
+    """Lower clip of the importance ratio (1 - 0.2)."""
+
+    clip_eps_high: float = 0.28
+    """Upper clip of the importance ratio (1 + 0.28, DAPO's clip-higher)."""
+
+    kl_coef: float = 0.0
+    """Weight of the KL term to the base model (adapters disabled); SPADE uses 0 (0.005 for 8B)."""
+
+    ppo_epochs: int = 1
+    """Passes over an iteration's samples, one optimizer step each."""
+
+    micro_batch_size: int = 4
+    """Sequences per forward/backward; gradients accumulate over the whole batch."""
+
+    max_grad_norm: float = 1.0
+    """Gradient norm clip."""
+
+    # -- logging and checkpoints ----------------------------------------------------------
+    tensorboard: bool = True
+    """Write TensorBoard events under ``workspace/tb``."""
+
+    wandb: bool = False
+    """Log to Weights & Biases too (needs ``wandb`` installed)."""
+
+    wandb_project: str = "spadegym"
+    """W&B project name."""
+
+    checkpoint_interval: int = 10
+    """Iterations between checkpoints (the last iteration is always saved)."""
+
+    console: bool = True
+    """Print a one-line summary per iteration."""
+
+    def __post_init__(self) -> None:
+        _choice("mode", self.mode, MODES)
+        _choice("designer_reward", self.designer_reward, DESIGNER_REWARDS)
+        _choice("engine", self.engine, ENGINES)
+        _choice("optimizer", self.optimizer, OPTIMIZERS)
+        _choice("dtype", self.dtype, ("auto", "bfloat16", "float16", "float32"))
+        for name in ("iterations", "plays_per_env", "regen_interval", "pool_size",
+                     "max_episode_turns", "micro_batch_size", "ppo_epochs", "lora_r",
+                     "generation_batch_size", "sandbox_workers", "validation_workers",
+                     "solver_max_new_tokens", "designer_max_new_tokens", "max_prompt_tokens"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name}={getattr(self, name)!r} must be at least 1.")
+        if self.model == RANDOM_MODEL and "model_type" not in self.random_model_config:
+            raise ConfigError("model='random' builds a model from random_model_config, which "
+                              "needs a model_type (e.g. 'qwen3'); set it or use preset tiny-cpu.")
+        if self.engine == "vllm" and self.model == RANDOM_MODEL:
+            raise ConfigError("engine='vllm' loads the model from disk by name; a 'random' model "
+                              "runs with engine='hf'.")
+        if not 0.0 < self.temperature:
+            raise ConfigError(f"temperature={self.temperature} must be positive; greedy "
+                              "decoding gives no exploration to learn from.")
+        if not 0.0 <= self.eval_fraction < 1.0:
+            raise ConfigError(f"eval_fraction={self.eval_fraction} must lie in [0, 1).")
+        if not 0.0 < self.rae_decay < 1.0:
+            raise ConfigError(f"rae_decay={self.rae_decay} must lie in (0, 1); SPIRAL uses 0.95.")
+        if self.clip_eps_low <= 0 or self.clip_eps_high <= 0:
+            raise ConfigError("clip_eps_low and clip_eps_high must be positive (0.2 / 0.28).")
+        if self.mode == "spade" and self.docs_per_regen * self.candidates_per_doc < 1 \
+                and not self.scripted_designer:
+            raise ConfigError("spade mode needs candidates: set docs_per_regen and "
+                              "candidates_per_doc >= 1, or a scripted_designer.")
+        unknown = [s for s in self.skills if not s or not isinstance(s, str)]
+        if unknown or not self.skills:
+            raise ConfigError(f"skills={self.skills!r} must be a non-empty list of names.")
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{name}={value!r} is not supported; use one of {', '.join(allowed)}.")
+
+
+def field_names() -> list[str]:
+    """Every field of ``TrainConfig``, in order."""
+    return [f.name for f in dataclasses.fields(TrainConfig)]
+
+
+def _check_keys(values: dict[str, Any], where: str) -> None:
+    names = field_names()
+    for key in values:
+        if key not in names:
+            near = difflib.get_close_matches(key, names, n=1)
+            hint = f" Did you mean {near[0]!r}?" if near else ""
+            raise ConfigError(f"{where}: {key!r} is not a TrainConfig field.{hint}")
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """Split ``key=value``; the value is read as YAML (``3``, ``true``, ``[a, b]``, text)."""
+    import yaml
+
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {text!r} is not key=value; write e.g. iterations=2.")
+    return key.strip().replace("-", "_"), yaml.safe_load(raw) if raw.strip() else ""
+
+
+def load_config(path: str | Path | None = None, *, preset: str | None = None,
+                overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
+    """Build a ``TrainConfig`` from a preset, a YAML file and overrides, in that order.
+
+    Args:
+        path: a YAML file of field values (it may name a ``preset`` itself).
+        preset: a name from ``spadegym_train.presets.PRESETS``.
+        overrides: ``key=value`` strings, or a dict, applied last.
+
+    Returns:
+        The checked configuration.
+
+    Raises:
+        ConfigError: an unknown preset or key, a malformed file, or a failed cross-field check.
+    """
+    from spadegym_train.presets import preset_values
+
+    values: dict[str, Any] = {}
+    from_file: dict[str, Any] = {}
+    if path is not None:
+        import yaml
+
+        try:
+            from_file = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"could not read the config {path}: {exc}") from exc
+        if not isinstance(from_file, dict):
+            raise ConfigError(f"{path} must hold a mapping of TrainConfig fields.")
+        preset = preset or from_file.pop("preset", None)
+        from_file.pop("preset", None)
+    if preset is not None:
+        values.update(preset_values(preset))
+    _check_keys(from_file, str(path))
+    values.update(from_file)
+    if isinstance(overrides, dict):
+        extra = dict(overrides)
+    else:
+        extra = dict(parse_override(o) for o in overrides or [])
+    _check_keys(extra, "override")
+    values.update(extra)
+    return TrainConfig(**values)
+
+
+def to_dict(config: TrainConfig) -> dict[str, Any]:
+    """The configuration as plain values (for YAML, checkpoints and logs)."""
+    return dataclasses.asdict(config)

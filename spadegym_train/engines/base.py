@@ -1,0 +1,65 @@
+"""The engine interface and the one place chat messages become prompt tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass
+class Completion:
+    """One sampled reply.
+
+    Attributes:
+        prompt_ids: the prompt's token ids, as the model saw them.
+        response_ids: the reply's token ids, the end-of-turn token included when it was written.
+        text: the reply decoded without special tokens.
+    """
+
+    prompt_ids: list[int]
+    response_ids: list[int]
+    text: str
+
+
+class GenerationEngine(Protocol):
+    """What the loop needs from an engine."""
+
+    def generate(self, prompts: Sequence[list[int]], role: str,
+                 max_new_tokens: int) -> list[Completion]:
+        """Sample one reply per prompt with the adapter of ``role``."""
+        ...
+
+    def sync(self, step: int) -> None:
+        """Pick up the adapter weights after an optimizer step."""
+        ...
+
+    def close(self) -> None:
+        """Release the engine's resources."""
+        ...
+
+
+def encode_chat(tokenizer: Any, messages: Sequence[dict[str, str]], max_tokens: int,
+                template_kwargs: dict[str, Any] | None = None) -> list[int]:
+    """Chat messages -> prompt token ids with the generation prompt, keeping the last tokens.
+
+    The end of a prompt holds the request and the generation prompt, so an over-long prompt
+    loses its beginning.
+    """
+    text = tokenizer.apply_chat_template(list(messages), tokenize=False,
+                                         add_generation_prompt=True, **(template_kwargs or {}))
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return ids[-max_tokens:]
+
+
+def trim_response(ids: Sequence[int], stop_ids: set[int], pad_id: int | None) -> list[int]:
+    """A generated continuation up to and including the first stop token, without padding."""
+    out: list[int] = []
+    for token in ids:
+        if token in stop_ids:
+            out.append(int(token))
+            break
+        if pad_id is not None and token == pad_id:
+            break
+        out.append(int(token))
+    return out

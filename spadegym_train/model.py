@@ -1,0 +1,204 @@
+"""The policy: one base model (4-bit NF4 on request) with LoRA adapters, and its reference.
+
+One shared adapter serves the designer, the hint writer and the solver by default; with
+``separate_adapters`` the designer and the solver get one each (the hint writer uses the
+designer's). The reference policy of the optional KL term is the same model with its adapters
+disabled, so no second copy is held. LoRA is never merged into the base: merging into 4-bit
+weights rounds the update away and the error accumulates over steps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from spadegym.errors import ConfigError
+from spadegym_train.config import RANDOM_MODEL, TrainConfig
+
+ROLES = ("designer", "solver")
+
+
+def resolve_device(config: TrainConfig) -> torch.device:
+    """The device ``config.device`` names (``"auto"``: CUDA when available)."""
+    if config.device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(config.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device={config.device!r} but CUDA is not available here; use "
+                          "device=cpu (and preset tiny-cpu) or run on a GPU machine.")
+    return device
+
+
+def compute_dtype(config: TrainConfig, device: torch.device) -> torch.dtype:
+    """bfloat16 on CUDA and float32 on CPU unless ``config.dtype`` names one."""
+    if config.dtype == "auto":
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    return getattr(torch, config.dtype)
+
+
+@dataclass
+class Policy:
+    """The trainable model, its tokenizer, and which adapter serves which role.
+
+    Attributes:
+        model: a peft ``PeftModel`` around the base model.
+        tokenizer: the chat tokenizer (left padding).
+        device: where the model lives.
+        adapters: role -> adapter name (``"shared"`` for both, or one per role).
+        base_path: where the base model was loaded from (vLLM loads the same files).
+    """
+
+    model: Any
+    tokenizer: Any
+    device: torch.device
+    adapters: dict[str, str]
+    base_path: str
+
+    def use(self, role: str) -> None:
+        """Activate the adapter of ``role`` (``designer``, ``hint`` or ``solver``)."""
+        self.model.set_adapter(self.adapter_for(role))
+
+    def adapter_for(self, role: str) -> str:
+        """The adapter name that serves ``role``; the hint writer shares the designer's."""
+        return self.adapters["designer" if role == "hint" else role]
+
+    @contextlib.contextmanager
+    def reference(self) -> Iterator[None]:
+        """Inside this block the model is the base model (adapters disabled)."""
+        with self.model.disable_adapter():
+            yield
+
+    def lora_parameters(self) -> list[torch.nn.Parameter]:
+        """Every LoRA weight of every adapter (the only weights the optimizer sees)."""
+        return [p for n, p in self.model.named_parameters() if "lora_" in n]
+
+    def adapter_state(self) -> dict[str, dict[str, torch.Tensor]]:
+        """Adapter name -> its LoRA weights (CPU copies)."""
+        from peft import get_peft_model_state_dict
+
+        return {name: {k: v.detach().cpu().clone() for k, v in
+                       get_peft_model_state_dict(self.model, adapter_name=name).items()}
+                for name in sorted(set(self.adapters.values()))}
+
+    def load_adapter_state(self, state: dict[str, dict[str, torch.Tensor]]) -> None:
+        """Restore weights saved by ``adapter_state``."""
+        from peft import set_peft_model_state_dict
+
+        for name, weights in state.items():
+            set_peft_model_state_dict(self.model, weights, adapter_name=name)
+
+    def save_adapters(self, folder: str | Path) -> dict[str, str]:
+        """Write each adapter in peft's format (what vLLM loads); returns name -> folder."""
+        folder = Path(folder)
+        names = sorted(set(self.adapters.values()))
+        self.model.save_pretrained(str(folder), selected_adapters=names)
+        # peft writes the first adapter at the top when it is named "default", else in a subfolder.
+        return {n: str(folder / n) if (folder / n).exists() else str(folder) for n in names}
+
+
+def build_tokenizer(config: TrainConfig) -> Any:
+    """The tokenizer of ``config.model`` (the character tokenizer for a random model)."""
+    if config.model == RANDOM_MODEL:
+        from spadegym_train.tokenizer import char_tokenizer
+
+        return char_tokenizer()
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(config.model)
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def save_random_base(config: TrainConfig, tokenizer: Any, folder: Path) -> str:
+    """Build the random model of ``config`` (seeded) and save it, unless already saved.
+
+    Saving first lets the random model go through the same ``from_pretrained`` path as a real
+    one: 4-bit quantisation, device placement, and vLLM all read files.
+    """
+    if (folder / "config.json").exists():
+        return str(folder)
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    fields = dict(config.random_model_config)
+    model_type = fields.pop("model_type")
+    model_config = AutoConfig.for_model(
+        model_type, vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id, bos_token_id=None, **fields)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(config.seed)
+        model = AutoModelForCausalLM.from_config(model_config, dtype=torch.float32)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return str(folder)
+
+
+def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
+    """Load the base model (4-bit when asked), attach LoRA adapters, set up checkpointing.
+
+    Args:
+        config: the run's configuration.
+        workspace: the run folder; a random base model is saved under ``base/``.
+
+    Returns:
+        The policy, in eval mode, with the solver's adapter active.
+    """
+    from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+    from transformers import AutoModelForCausalLM
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    device = resolve_device(config)
+    dtype = compute_dtype(config, device)
+    tokenizer = build_tokenizer(config)
+    path = config.model
+    if config.model == RANDOM_MODEL:
+        path = save_random_base(config, tokenizer, Path(workspace) / "base")
+    kwargs: dict[str, Any] = {"dtype": dtype}
+    if config.load_in_4bit:
+        from transformers import BitsAndBytesConfig
+
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4",
+            bnb_4bit_use_double_quant=config.bnb_double_quant, bnb_4bit_compute_dtype=dtype)
+        kwargs["device_map"] = {"": device.index or 0} if device.type == "cuda" else {"": "cpu"}
+    model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+    if not config.load_in_4bit:
+        model.to(device)
+    if config.load_in_4bit:
+        model = prepare_model_for_kbit_training(
+            model, use_gradient_checkpointing=config.gradient_checkpointing,
+            gradient_checkpointing_kwargs={"use_reentrant": False})
+    elif config.gradient_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
+                      lora_dropout=config.lora_dropout,
+                      target_modules=list(config.lora_target_modules), bias="none",
+                      task_type="CAUSAL_LM")
+    adapters = ({"designer": "designer", "solver": "solver"} if config.separate_adapters
+                else {"designer": "shared", "solver": "shared"})
+    names = sorted(set(adapters.values()))
+    torch.manual_seed(config.seed)  # LoRA A matrices are random: make them the seed's
+    model = get_peft_model(model, lora, adapter_name=names[0])
+    for name in names[1:]:
+        model.add_adapter(name, lora)
+    for param_name, param in model.named_parameters():
+        param.requires_grad = "lora_" in param_name
+    model.eval()
+    policy = Policy(model=model, tokenizer=tokenizer, device=device, adapters=adapters,
+                    base_path=str(path))
+    policy.use("solver")
+    return policy
+
+
+def base_weights(policy: Policy) -> dict[str, torch.Tensor]:
+    """Copies of every non-LoRA parameter (tests check that training leaves them alone)."""
+    return {n: p.detach().cpu().clone() for n, p in policy.model.named_parameters()
+            if "lora_" not in n}

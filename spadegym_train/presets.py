@@ -1,0 +1,136 @@
+"""Named starting points for ``TrainConfig``: one for CI on a CPU, a few for one GPU.
+
+Memory figures for the GPU presets are estimates from parameter counts (not measured on this
+project's machines): 4-bit NF4 weights take about 0.55 byte a parameter with double
+quantisation, embeddings stay in bfloat16, LoRA weights and their AdamW state take 16 bytes a
+parameter, and the largest activation is the float32 log-softmax over the vocabulary
+(151,936 entries for Qwen3) of one micro-batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spadegym.errors import ConfigError
+
+TINY_MODEL = {
+    "model_type": "qwen3",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "max_position_embeddings": 8192,
+    "tie_word_embeddings": True,
+}
+"""A 2-layer Qwen3 of about 0.1 M parameters: random weights, built in code."""
+
+QWEN3_06B_SHAPE = {
+    "model_type": "qwen3",
+    "hidden_size": 1024,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "max_position_embeddings": 40960,
+    "tie_word_embeddings": True,
+}
+"""Qwen3-0.6B's architecture, for random-weight GPU checks where no weights can be fetched."""
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # Runs in CI: two iterations on a 2-core machine in well under five minutes.
+    "tiny-cpu": {
+        "model": "random",
+        "random_model_config": TINY_MODEL,
+        "load_in_4bit": False,
+        "device": "cpu",
+        "dtype": "float32",
+        "torch_threads": 1,
+        "lora_r": 8,
+        "lora_alpha": 16,
+        "gradient_checkpointing": False,
+        "iterations": 2,
+        "learning_rate": 1e-3,
+        "temperature": 1.0,
+        "max_prompt_tokens": 384,
+        "solver_max_new_tokens": 12,
+        "designer_max_new_tokens": 48,
+        "hint_max_new_tokens": 24,
+        "docs_per_regen": 2,
+        "candidates_per_doc": 2,
+        "pool_size": 4,
+        "regen_interval": 2,
+        "plays_per_env": 2,
+        "max_episode_turns": 3,
+        "history_turns": 1,
+        "skills_per_regen": 2,
+        "scripted_designer": "examples/good/*.py",
+        "scripted_per_regen": 2,
+        "eval_interval": 2,
+        "eval_plays": 1,
+        "eval_envs": 2,
+        "fuzz_examples": 10,
+        "memory_embedder": "hashing-384",
+        "micro_batch_size": 8,
+        "checkpoint_interval": 1,
+        "workspace": "runs/tiny-cpu",
+    },
+    # Qwen3-0.6B in 4-bit: about 0.7 GB of weights, 10 M LoRA parameters (0.2 GB with AdamW);
+    # peak about 8 GB at micro_batch_size 2 and 4k-token sequences: fits a 12 GB card.
+    "qwen3-0.6b-4bit": {
+        "model": "Qwen/Qwen3-0.6B",
+        "load_in_4bit": True,
+        "device": "cuda",
+        "dtype": "bfloat16",
+        "chat_template_kwargs": {"enable_thinking": False},
+        "learning_rate": 1e-5,
+        "max_prompt_tokens": 4096,
+        "solver_max_new_tokens": 512,
+        "designer_max_new_tokens": 3072,
+        "docs_per_regen": 8,
+        "candidates_per_doc": 2,
+        "pool_size": 12,
+        "plays_per_env": 8,
+        "max_episode_turns": 12,
+        "micro_batch_size": 2,
+        "generation_batch_size": 96,
+        "workspace": "runs/qwen3-0.6b",
+    },
+    # Qwen3-4B in 4-bit: about 2.9 GB of weights, 33 M LoRA parameters (0.5 GB with AdamW);
+    # peak about 20 GB at micro_batch_size 1 and 8k-token sequences: fits a 24 GB card.
+    "qwen3-4b-4bit": {
+        "model": "Qwen/Qwen3-4B",
+        "load_in_4bit": True,
+        "device": "cuda",
+        "dtype": "bfloat16",
+        "chat_template_kwargs": {"enable_thinking": False},
+        "learning_rate": 2e-6,
+        "optimizer": "paged_adamw_8bit",
+        "max_prompt_tokens": 6144,
+        "solver_max_new_tokens": 1024,
+        "designer_max_new_tokens": 6144,
+        "docs_per_regen": 8,
+        "candidates_per_doc": 3,
+        "pool_size": 24,
+        "plays_per_env": 8,
+        "max_episode_turns": 16,
+        "micro_batch_size": 1,
+        "generation_batch_size": 64,
+        "workspace": "runs/qwen3-4b",
+    },
+}
+"""Preset name -> ``TrainConfig`` field values."""
+
+
+def preset_values(name: str) -> dict[str, Any]:
+    """The field values of preset ``name`` (a copy).
+
+    Raises:
+        ConfigError: no preset has that name.
+    """
+    if name not in PRESETS:
+        raise ConfigError(f"preset {name!r} does not exist; choose one of "
+                          f"{', '.join(sorted(PRESETS))}.")
+    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in PRESETS[name].items()}

@@ -1,0 +1,53 @@
+"""Small programs the test packages share (imported as a plain module, not via conftest)."""
+
+from __future__ import annotations
+
+import textwrap
+
+LOCK_PICK = textwrap.dedent('''
+    from spadegym.program import extract_boxed
+    import random
+
+    class LockPickEnv:
+        """Pick a combination lock by listening to the clicks.
+
+        A 3-digit lock: each guess tells you how many digits are in the right place.
+        Answer with \\\\boxed{ddd}. You win when the lock opens."""
+
+        max_turns = 8
+        skill = "Logical_Deduction"
+
+        def reset(self, seed=None, options=None):
+            self.rng = random.Random(seed)
+            self.code = "".join(str(self.rng.randrange(10)) for _ in range(3))
+            self.turn = 0
+            return "A 3-digit lock. Guess with \\\\boxed{ddd}.", {}
+
+        def step(self, action):
+            self.turn += 1
+            guess = extract_boxed(action)
+            if guess is None or len(guess) != 3 or not guess.isdigit():
+                return "Answer with three digits in \\\\boxed{}.", 0.0, False, False, {}
+            if guess == self.code:
+                return "Click. The lock opens.", 1.0, True, False, {}
+            right = sum(1 for a, b in zip(guess, self.code) if a == b)
+            return f"{right} digit(s) in the right place.", 0.0, False, False, {}
+
+        def solution(self):
+            return ["\\\\boxed{" + self.code + "}"]
+
+        def hint(self):
+            return "Change one digit at a time and watch the count."
+''')
+
+
+def make_program(step_body: str, *, reset_body: str = 'return "Say something.", {}',
+                 extra: str = "", max_turns: int = 5, header: str = "") -> str:
+    """A minimal program whose step runs ``step_body`` (indented for you)."""
+    step = textwrap.indent(textwrap.dedent(step_body).strip(), " " * 8)
+    reset = textwrap.indent(textwrap.dedent(reset_body).strip(), " " * 8)
+    more = textwrap.indent(textwrap.dedent(extra).strip(), " " * 4)
+    return (f"{header}\nclass ProbeEnv:\n    \"\"\"A probe.\n\n    Reply anything.\"\"\"\n\n"
+            f"    max_turns = {max_turns}\n\n"
+            f"    def reset(self, seed=None, options=None):\n{reset}\n\n"
+            f"    def step(self, action):\n{step}\n\n{more}\n")

@@ -1,0 +1,40 @@
+"""Fixtures of the trainer tests: the tiny preset in a temporary workspace, seeded."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("peft")
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CORPUS = HERE / "data" / "corpus.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    import torch
+
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """A function: ``tiny(**overrides)`` -> the tiny-cpu config in ``tmp_path``."""
+    from spadegym_train.config import load_config
+
+    def make(**overrides):
+        values = {"workspace": str(tmp_path / "run"), "corpus": str(CORPUS),
+                  "scripted_designer": str(ROOT / "examples" / "good" / "*.py"),
+                  "console": False, "tensorboard": False}
+        values.update(overrides)
+        return load_config(preset="tiny-cpu", overrides=values)
+
+    return make

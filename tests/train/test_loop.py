@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spadegym_train.loop import train
+from spadegym_train.metrics import read_metrics
+
+
+def _stable(metrics):
+    """Metrics that must repeat exactly (timings do not)."""
+    return {k: v for k, v in metrics.items() if not k.startswith(("time/", "validate/seconds"))}
+
+
+def test_spade_mode_two_iterations_end_to_end(tiny):
+    config = tiny()
+    history = train(config)
+    assert len(history) == 2
+    first, second = history
+    # The random model's own programs fail validation; the recorded ones pass and are played.
+    assert first["validate/candidates"] == 6 and first["validate/accepted"] == 2
+    assert first["validate/fail_extract"] == 4
+    assert first["solver/envs"] == 2 and first["solver/episodes"] == 8  # 2 envs x (2 + 2 hint)
+    # The window closes at iteration 1: invalid programs get the penalty, centred per skill.
+    assert second["designer/candidates"] == 6
+    assert second["designer/valid_rate"] == pytest.approx(2 / 6)
+    assert second["loss/samples"] >= 6 and second["loss/designer_tokens"] > 0
+    assert "solver/eval_win_rate" in second
+    workspace = Path(config.workspace)
+    registered = sorted(p.name for p in (workspace / "registry").iterdir()
+                        if not p.name.startswith("."))
+    assert registered == ["BankSettlement-v0", "BudgetAllocation-v0"]
+    from spadegym.memory import EnvironmentMemory
+
+    with EnvironmentMemory(workspace / "memory") as memory:
+        stats = memory.stats("BankSettlement-v0")
+        assert stats.n_plain == 4 and stats.n_hint == 4  # two iterations of K=2 each
+    lines = read_metrics(workspace)
+    assert [line["iteration"] for line in lines] == [0, 1]
+    assert all(k.split("/")[0] in {"designer", "solver", "validate", "loss", "time"}
+               for line in lines for k in line if k != "iteration")
+
+
+def test_fixed_mode_two_iterations_end_to_end(tiny):
+    config = tiny(mode="fixed", pool_size=6, plays_per_env=2)
+    history = train(config)
+    assert len(history) == 2
+    for metrics in history:
+        assert metrics["solver/envs"] == 6
+        assert metrics["solver/episodes"] == 12  # plain plays only: no hints in fixed mode
+        assert not any(k.startswith(("designer/", "validate/")) for k in metrics)
+    assert not (Path(config.workspace) / "memory").exists()
+
+
+def test_resume_reproduces_the_next_iteration(tiny, tmp_path):
+    straight = train(tiny(workspace=str(tmp_path / "a"), regen_interval=2, iterations=3))
+    train(tiny(workspace=str(tmp_path / "b"), regen_interval=2, iterations=1))
+    resumed = train(tiny(workspace=str(tmp_path / "b"), regen_interval=2, iterations=3))
+    assert len(resumed) == 2  # iterations 1 and 2 only
+    assert _stable(resumed[0]) == _stable(straight[1])
+    assert _stable(resumed[1]) == _stable(straight[2])
+    lines = read_metrics(tmp_path / "b")
+    assert [line["iteration"] for line in lines] == [0, 1, 2]
+
+
+def test_a_finished_workspace_is_not_overwritten(tiny):
+    from spadegym.errors import ConfigError
+
+    train(tiny(iterations=1))
+    with pytest.raises(ConfigError, match="set resume=true"):
+        train(tiny(iterations=1, resume=False))
+    latest = (Path(tiny().workspace) / "checkpoints" / "latest").read_text().strip()
+    assert latest == "it-000001"

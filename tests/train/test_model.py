@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import pytest
+import torch
+
+from spadegym_train.loss import Sample, make_optimizer, update
+from spadegym_train.model import base_weights, load_policy
+
+
+def _samples(policy):
+    tokenizer = policy.tokenizer
+    prompt = tokenizer("<|im_start|>user\nHeaps: 3 4<|im_end|>\n<|im_start|>assistant\n",
+                       add_special_tokens=False)["input_ids"]
+    replies = ["\\boxed{1 3}", "\\boxed{2 1}", "no", "\\boxed{}"]
+    return [Sample(role, prompt, tokenizer(r, add_special_tokens=False)["input_ids"], adv)
+            for r, adv, role in zip(replies, [1.0, -1.0, 0.5, -0.5],
+                                    ["solver", "solver", "designer", "designer"], strict=True)]
+
+
+@pytest.mark.parametrize("four_bit", [False, True], ids=["fp32", "nf4"])
+def test_update_changes_lora_weights_only(tiny, four_bit):
+    config = tiny(load_in_4bit=four_bit, separate_adapters=four_bit, kl_coef=0.01)
+    policy = load_policy(config, config.workspace)
+    if four_bit:
+        import bitsandbytes as bnb
+
+        layers = [m for m in policy.model.modules() if isinstance(m, bnb.nn.Linear4bit)]
+        assert layers and layers[0].weight.quant_state.quant_type == "nf4"
+        assert layers[0].weight.quant_state.nested  # double quantisation
+        assert set(policy.adapters.values()) == {"designer", "solver"}
+    before_base = base_weights(policy)
+    before_lora = {k: v.clone() for name, state in policy.adapter_state().items()
+                   for k, v in ((f"{name}.{k}", v) for k, v in state.items())}
+    optimizer = make_optimizer(config, policy.lora_parameters())
+    metrics = update(policy, optimizer, _samples(policy), config)
+    assert metrics["loss/samples"] == 4 and metrics["loss/ratio"] == pytest.approx(1.0, abs=1e-4)
+    assert metrics["loss/kl"] == pytest.approx(0.0, abs=1e-6)  # LoRA B starts at 0
+    after_lora = {f"{name}.{k}": v for name, state in policy.adapter_state().items()
+                  for k, v in state.items()}
+    changed = [k for k in before_lora if not torch.equal(before_lora[k], after_lora[k])]
+    assert changed, "no LoRA weight moved"
+    if four_bit:  # each role trained its own adapter
+        assert any(k.startswith("designer.") for k in changed)
+        assert any(k.startswith("solver.") for k in changed)
+    after_base = base_weights(policy)
+    assert before_base.keys() == after_base.keys()
+    for name, value in before_base.items():
+        assert torch.equal(value, after_base[name]), f"base weight {name} changed"
+
+
+def test_reference_is_the_base_model(tiny):
+    config = tiny()
+    policy = load_policy(config, config.workspace)
+    for param in policy.lora_parameters():
+        torch.nn.init.normal_(param, std=0.5)
+    ids = torch.tensor([[5, 6, 7, 8]])
+    with torch.no_grad():
+        tuned = policy.model(input_ids=ids).logits
+        with policy.reference():
+            reference = policy.model(input_ids=ids).logits
+        base = policy.model.get_base_model()
+        with policy.model.disable_adapter():
+            plain = base(input_ids=ids).logits
+    assert not torch.allclose(tuned, reference)
+    assert torch.allclose(reference, plain)
+
+
+def test_random_base_is_saved_once_and_reloaded_identically(tiny):
+    config = tiny()
+    first = base_weights(load_policy(config, config.workspace))
+    second = base_weights(load_policy(config, config.workspace))
+    assert all(torch.equal(first[k], second[k]) for k in first)
