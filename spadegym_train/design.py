@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from spadegym.designer.prompts import Example, design_messages, hint_messages
-from spadegym.validation import ValidationConfig, validate_many
+from spadegym.extract import extract_program
+from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, validate_many
 from spadegym_train.engines.base import encode_chat
 from spadegym_train.library import register
 
@@ -154,9 +155,25 @@ def accept(config: Any, candidates: list[Candidate], memory: Any, registry_root:
         ``(candidate, report)`` for each accepted candidate, and ``validate/`` metrics.
     """
     validation = ValidationConfig(fuzz_examples=config.fuzz_examples)
+    # A program the memory already holds (same normalised code) is refused before it costs a
+    # validation; near copies are judged after validation, with the first observation.
+    copies: dict[int, str] = {}
+    if memory is not None:
+        for index, candidate in enumerate(candidates):
+            code = extract_program(candidate.text).code
+            copy = memory.find_copy(code) if code is not None else None
+            if copy is not None:
+                copies[index] = copy
+    to_validate = [k for k in range(len(candidates)) if k not in copies]
     # Novelty is checked below, one candidate at a time, not from validation's threads.
-    reports = validate_many([c.text for c in candidates], validation,
-                            workers=config.validation_workers)
+    validated = validate_many([candidates[k].text for k in to_validate], validation,
+                              workers=config.validation_workers)
+    reports: list[Any] = [None] * len(candidates)
+    for k, report in zip(to_validate, validated, strict=True):
+        reports[k] = report
+    for k, copy in copies.items():
+        reports[k] = ValidationReport(ok=False, checks=[CheckResult(
+            "novelty", False, f"exact copy of {copy} (same normalised code)")])
     accepted = []
     failures: dict[str, int] = {}
     for index, (candidate, report) in enumerate(zip(candidates, reports, strict=True)):

@@ -348,6 +348,18 @@ class EnvironmentMemory:
             raise ConfigError(f"env_id {env_id!r} is not in the memory at {self.path}")
         return self._neighbours(np.frombuffer(row[0], dtype=np.float32), row[1], k, env_id)
 
+    def find_copy(self, source: str) -> str | None:
+        """The stored environment whose normalised code equals ``source``'s, if any.
+
+        Cheap (a parse and one indexed lookup, no embedding): callers use it to refuse a
+        repeated program before paying for its validation.
+        """
+        row = self._db.execute(
+            "SELECT env_id FROM envs WHERE fingerprint = ? ORDER BY id LIMIT 1",
+            (summarize(source).fingerprint,),
+        ).fetchone()
+        return row[0] if row else None
+
     def check_novelty(self, source: str, *, first_observation: str | None = None) -> Novelty:
         """Decide whether ``source`` is a new game or one the memory already holds.
 
@@ -356,14 +368,9 @@ class EnvironmentMemory:
         rule of ``DedupConfig`` decides; among duplicates the strongest evidence is named.
         """
         summary = summarize(source)
-        row = self._db.execute(
-            "SELECT env_id FROM envs WHERE fingerprint = ? ORDER BY id LIMIT 1",
-            (summary.fingerprint,),
-        ).fetchone()
-        if row:
-            return Novelty(
-                False, row[0], 1.0, f"exact copy of {row[0]} (same normalised code)", 1.0
-            )
+        copy = self.find_copy(source)
+        if copy is not None:
+            return Novelty(False, copy, 1.0, f"exact copy of {copy} (same normalised code)", 1.0)
         vector = self._embed(
             [embedding_text(summary.title, summary.description, first_observation)]
         )[0]

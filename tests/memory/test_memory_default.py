@@ -21,6 +21,8 @@ def test_new_memory_is_seeded_with_the_shipped_library(tmp_path, monkeypatch):
     assert sorted(memory.ids()) == sorted(ids)
     verdict = memory.check_novelty(GOOD[0].read_text())
     assert not verdict.novel and verdict.nearest_id == ids[0]
+    assert memory.find_copy(GOOD[0].read_text()) == ids[0]
+    assert memory.find_copy(GOOD[0].read_text().replace("max_turns", "max_turns ")) == ids[0]
     assert seed_library(memory) == 0  # already there: nothing added twice
     memory.close()
     again = open_memory(tmp_path / "memory")  # reopening keeps what it has
