@@ -109,6 +109,8 @@ class _ShardActor:
             return self.pool.workers[0].load_cached(self._source(label, digest, shipped), label)
         except ProgramError as exc:
             return _Failure(str(exc), exc.kind)
+        except SandboxError as exc:
+            return _Failure(str(exc), "sandbox")
 
     def call(self, key: int, method: str, *args: Any) -> Any:
         """``reset``, ``hint`` or ``solution`` of one instance; failures as ``_Failure``."""
@@ -170,9 +172,10 @@ class _Shard:
                 (kind ``"lost"``, naming ``label``); a dead actor is replaced first.
         """
         actor = actor if actor is not None else self.snapshot()[0]
-        answer = self.pool._gather(self, actor, getattr(actor, method).remote(*args), [label])
-        if isinstance(answer, ProgramError):
-            raise answer
+        answer, errors = self.pool._gather(self, actor, getattr(actor, method).remote(*args),
+                                           [label])
+        if errors:
+            raise errors[0]
         if isinstance(answer, _Failure):
             raise answer.error()
         return answer
@@ -321,21 +324,20 @@ class RaySandboxPool(SandboxPool):
                 self._shipped[digest] = self.ray.put(source)
             return self._shipped[digest]
 
-    def _gather(self, shard: _Shard, actor: Any, ref: Any, labels: list[str]) -> Any:
-        """An actor's answer; when the actor died or hung, one lost error per label."""
+    def _gather(self, shard: _Shard, actor: Any, ref: Any,
+                labels: list[str]) -> tuple[Any, list[ProgramError] | None]:
+        """``(answer, None)``, or ``(None, one error per label)`` when the actor failed."""
         try:
-            return self.ray.get(ref, timeout=self.timeout)
+            return self.ray.get(ref, timeout=self.timeout), None
         except self._dead as exc:
             shard.replace(actor)
             why = (f"its Ray actor did not answer within {self.timeout:g} s"
                    if isinstance(exc, self.ray.exceptions.GetTimeoutError)
                    else f"its Ray actor died ({type(exc).__name__})")
-            errors = [_lost(label, why) for label in labels]
-            return errors[0] if len(labels) == 1 and not isinstance(ref, list) else errors
+            return None, [_lost(label, why) for label in labels]
         except self.ray.exceptions.RayTaskError as exc:  # a bug on the actor's side
-            errors = [ProgramError(f"{label}: the Ray actor failed: {exc.cause!r}", "sandbox")
-                      for label in labels]
-            return errors[0] if len(labels) == 1 else errors
+            return None, [ProgramError(f"{label}: the Ray actor failed: {exc.cause!r}",
+                                       "sandbox") for label in labels]
 
     def open(self, source: str, filename: str = "<program>") -> RemoteEnvHandle:
         """Create an instance of ``source`` on the actor holding the fewest."""
@@ -365,18 +367,14 @@ class RaySandboxPool(SandboxPool):
             pairs = [(batch[p][0].instance, batch[p][1]) for p in positions]
             sent.append((shard, actor, positions, actor.step.remote(pairs)))
         for shard, actor, positions, ref in sent:
-            answers = self._gather(shard, actor, [ref], [batch[p][0].filename for p in positions])
-            if isinstance(answers, list) and answers and isinstance(answers[0], ProgramError):
-                for p, error in zip(positions, answers, strict=True):
-                    results[p] = error
-                continue
-            for p, answer in zip(positions, answers[0], strict=True):
+            answers, errors = self._gather(shard, actor, ref,
+                                           [batch[p][0].filename for p in positions])
+            for p, answer in zip(positions, errors or answers, strict=True):
                 results[p] = answer.error() if isinstance(answer, _Failure) else answer
         return results  # type: ignore[return-value]
 
     def stats(self) -> list[dict[str, int]]:
-        """Per actor: programs taken from its node's registry, fetched from the object store,
-        and instances held."""
+        """Per actor: programs read from its node's registry or fetched, and instances held."""
         return [self.ray.get(shard.actor.stats.remote(), timeout=self.timeout)
                 for shard in self.workers]
 

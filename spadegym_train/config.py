@@ -176,7 +176,13 @@ class TrainConfig:
     """Held-out environments played at each evaluation."""
 
     sandbox_workers: int = 2
-    """Worker processes that step the episodes."""
+    """Worker processes that step the episodes (with ``executor: ray``, in each actor)."""
+
+    executor: str = "local"
+    """Where episodes are stepped: ``"local"`` (a sandbox pool in this process) or ``"ray"``
+    (Ray actors, each with its own sandbox workers; the cluster comes from Ray's usual
+    settings, ``RAY_ADDRESS``) or ``"ray:<address>"``. Ray needs ``pip install
+    'spadegym[ray]'``."""
 
     validation_workers: int = 2
     """Programs validated at once."""
@@ -257,6 +263,10 @@ class TrainConfig:
                      "solver_max_new_tokens", "designer_max_new_tokens", "max_prompt_tokens"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be at least 1.")
+        if self.executor != "local" and self.executor != "ray" \
+                and not self.executor.startswith("ray:"):
+            raise ConfigError(f"executor={self.executor!r} is not supported; use 'local', 'ray' "
+                              "or 'ray:<address>'.")
         if self.model == RANDOM_MODEL and "model_type" not in self.random_model_config:
             raise ConfigError("model='random' builds a model from random_model_config, which "
                               "needs a model_type (e.g. 'qwen3'); set it or use preset tiny-cpu.")

@@ -167,7 +167,7 @@ def accept(config: Any, candidates: list[Candidate], memory: Any, registry_root:
     to_validate = [k for k in range(len(candidates)) if k not in copies]
     # Novelty is checked below, one candidate at a time, not from validation's threads.
     validated = validate_many([candidates[k].text for k in to_validate], validation,
-                              workers=config.validation_workers)
+                              workers=config.validation_workers, executor=config.executor)
     reports: list[Any] = [None] * len(candidates)
     for k, report in zip(to_validate, validated, strict=True):
         reports[k] = report

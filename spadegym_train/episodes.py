@@ -7,6 +7,9 @@ else 0. Two-player games put the model in both seats: each seat keeps its own co
 ``info["player"]`` names who moves, and ``info["outcome"]`` gives both results; a truncated game
 is a draw. A hint play appends ``\n\nHINT: <hint>`` to the first observation (of player 0 in a
 two-player game, so regret measures what the hint is worth against an unhinted opponent).
+The instances live in a local ``SandboxPool`` or, with ``executor: ray``, on Ray actors
+(``spadegym.vector_ray.RaySandboxPool``, same interface); an instance whose actor died ends
+its episode with an error of kind ``"lost"`` naming the environment.
 """
 
 from __future__ import annotations
@@ -172,6 +175,21 @@ def _advance(live: _Live, result: StepResult | ProgramError) -> None:
         player = result.info.get("player")
         live.seat = player if player in (0, 1) else 1 - live.seat
     live.observe(live.seat, result.observation)
+
+
+def open_episode_pool(executor: str, sandbox_workers: int) -> SandboxPool:
+    """The pool that hosts the episodes' instances.
+
+    Args:
+        executor: ``"local"``, ``"ray"`` or ``"ray:<address>"`` (``TrainConfig.executor``).
+        sandbox_workers: worker processes of the local pool, or of each Ray actor.
+    """
+    if executor == "local":
+        return SandboxPool(sandbox_workers)
+    from spadegym.vector_ray import RaySandboxPool
+
+    address = executor[4:] if executor.startswith("ray:") else None
+    return RaySandboxPool(workers_per_actor=sandbox_workers, address=address)
 
 
 def play_episodes(specs: Sequence[EpisodeSpec], pool: SandboxPool, engine: GenerationEngine,

@@ -33,7 +33,7 @@ from spadegym_train.design import (
     write_hints,
 )
 from spadegym_train.engines import make_engine
-from spadegym_train.episodes import Episode, EpisodeSpec, play_episodes
+from spadegym_train.episodes import Episode, EpisodeSpec, open_episode_pool, play_episodes
 from spadegym_train.library import LibraryEnv, read_library, split_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
 from spadegym_train.metrics import MetricsLogger
@@ -174,7 +174,7 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
         baselines.load_state_dict(state.baselines)
     sampler = random.Random()
     sampler.setstate(state.sampler)
-    sandbox = SandboxPool(config.sandbox_workers)
+    sandbox = open_episode_pool(config.executor, config.sandbox_workers)
     tokenizer = policy.tokenizer
     history: list[dict[str, float]] = []
     try:

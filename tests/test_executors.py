@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,11 @@ def die_once(item: tuple[str, int]) -> int:
 
 def always_die(item: int) -> int:
     os._exit(1)
+
+
+def pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
 
 
 def test_local_executor_keeps_order_and_reports_failures():
@@ -89,3 +96,24 @@ def test_ray_work_lost_after_retries_is_reported(ray_executor):
     assert isinstance(result, TaskLost) and result.attempts == 3
     assert "actor died" in result.reason
     assert ray_executor.map(square, [5]) == [25]  # the driver and the pool live on
+
+
+@pytest.mark.slow
+def test_ray_callers_on_several_threads_share_the_actors(ray_executor):
+    """generate's candidate threads each map one item: they must spread over the actors."""
+    results: dict[int, list] = {}
+
+    def call(k: int) -> None:
+        results[k] = ray_executor.map(pid_after, [0.5])
+
+    threads = [threading.Thread(target=call, args=(k,)) for k in range(4)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    pids = {r[0] for r in results.values()}
+    assert len(results) == 4 and all(isinstance(p, int) for p in pids)
+    assert len(pids) == 2  # both actors served, one task each at a time
+    assert elapsed >= 1.0  # four tasks of 0.5 s on two actors: two waves, never four at once

@@ -38,6 +38,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-repairs", type=int, default=2, help="repair turns (default 2)")
     parser.add_argument("--concurrency", type=int, default=8,
                         help="candidates in flight (default 8)")
+    parser.add_argument("--executor", default=None, metavar="SPEC",
+                        help="where validations run: local, ray, or ray:<address> (default: "
+                             "each candidate's own thread); model calls stay here")
     parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     parser.add_argument("--log", type=Path, default=None, metavar="FILE",
                         help="the JSONL run log (default: generate-logs/ beside the registry)")
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                           registry=args.registry, memory=memory, max_repairs=args.max_repairs,
                           concurrency=args.concurrency, seed=args.seed,
                           progress=not args.quiet and not args.json, log=args.log,
-                          write_hints=not args.no_hints)
+                          write_hints=not args.no_hints, executor=args.executor)
     except ConfigError as exc:
         print(f"spadegym generate: {exc}", file=sys.stderr)
         return 2

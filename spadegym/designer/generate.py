@@ -6,10 +6,15 @@ reply in the sandbox, send the failing checks back for up to ``max_repairs`` rep
 write a hint when the program has none, check novelty against the memory, and register.
 
 Candidates run on a pool of threads: model calls are I/O and validation runs in worker
-processes, so both overlap. Every reply is appended to a JSONL run log the moment it
-arrives, so a crash or Ctrl-C loses nothing; the plan of each slot depends only on the seed
-and the slot's index, so running the same command again resumes: finished slots are read
-back from the log, and replies already received are reused instead of asked for again.
+processes, so both overlap. With an ``executor`` (``"ray"``, say), validation runs there while
+the model calls stay here; a candidate's thread waits for its verdict before it asks the model
+for anything more, so at most ``concurrency`` replies await validation at once (backpressure:
+a fast designer cannot flood the validators).
+
+Every reply is appended to a JSONL run log the moment it arrives (before it is validated), so
+a crash or Ctrl-C loses nothing; the plan of each slot depends only on the seed and the slot's
+index, so running the same command again resumes: finished slots are read back from the log,
+and replies already received are reused instead of asked for again.
 """
 
 from __future__ import annotations
@@ -37,9 +42,9 @@ from spadegym.designer.prompts import (
 )
 from spadegym.designer.report import Candidate, GenerationReport, Turn
 from spadegym.designer.runlog import Prior, RunLog
-from spadegym.errors import ConfigError
+from spadegym.errors import ConfigError, SpadegymError
 from spadegym.llm.base import ChatLLM, LLMError, Message
-from spadegym.validation import ValidationConfig, ValidationReport, validate
+from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
 
 __all__ = ["Slot", "generate", "plan_slot"]
 
@@ -78,7 +83,7 @@ class _Run:
 
     def __init__(self, llm: ChatLLM, corpus: Corpus, registry: Any, memory: Any,
                  validation: ValidationConfig, max_repairs: int, write_hints: bool,
-                 log: RunLog):
+                 log: RunLog, executor: Any = None):
         self.llm = llm
         self.corpus = corpus
         self.registry = registry
@@ -87,6 +92,7 @@ class _Run:
         self.max_repairs = max_repairs
         self.write_hints = write_hints
         self.log = log
+        self.executor = executor
         self.stop = threading.Event()
         # The memory's SQLite connection and FAISS index are shared by the threads, and the
         # novelty check must see every earlier registration: both go under one lock.
@@ -171,7 +177,7 @@ class _Run:
             # Validation is deterministic: an unchanged program gets the same verdict.
             report = same.report
         else:
-            report = validate(turn.reply, self.validation)
+            report = self._check(turn.reply)
         turn.report = report
         turn.program = report.program if report is not None else None
         turn.validate_seconds = time.perf_counter() - started
@@ -181,6 +187,12 @@ class _Run:
                             "failed": [c.name for c in report.failures],
                             "feedback": "" if report.ok else report.feedback(),
                             "seconds": report.seconds})
+
+    def _check(self, reply: str) -> ValidationReport:
+        """Validate here, or on the executor (a lost validation comes back as a failed report)."""
+        if self.executor is None:
+            return validate(reply, self.validation)
+        return validate_many([reply], self.validation, executor=self.executor)[0]
 
     def _hint(self, cand: Candidate, prior: Prior) -> None:
         report, program = cand.report, cand.program
@@ -370,7 +382,7 @@ def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
              difficulty: int | Sequence[int] = 3, registry: Any = None, memory: Any = None,
              max_repairs: int = 2, concurrency: int = 8, seed: int = 0, progress: bool = True,
              log: str | Path | None = None, validation: ValidationConfig | None = None,
-             write_hints: bool = True) -> GenerationReport:
+             write_hints: bool = True, executor: Any = None) -> GenerationReport:
     """Write ``n`` candidate environments with ``llm`` and register the good, new ones.
 
     Args:
@@ -393,13 +405,17 @@ def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
             registry, so that the same command resumes.
         validation: how hard to validate; ``ValidationConfig()`` by default.
         write_hints: ask the model for a hint when a program has no ``hint()``.
+        executor: where validations run: ``None`` (each candidate's own thread), ``"local"``,
+            ``"ray"``, ``"ray:<address>"`` or an ``Executor`` (``spadegym.executors``); the
+            model calls stay in this process. An executor made here is closed at the end.
 
     Returns:
         A ``GenerationReport`` with every candidate, the counts and the timings. Ctrl-C
         stops the run and returns what finished (``interrupted=True``); the log keeps the rest.
 
     Raises:
-        ConfigError: a setting is out of range, or ``log`` belongs to a run with other settings.
+        ConfigError: a setting is out of range, ``log`` belongs to a run with other settings,
+            or ``executor`` is unknown (or needs Ray, which is not installed).
     """
     skills = tuple(skills or SKILLS)
     kinds = tuple(kinds)
@@ -412,9 +428,14 @@ def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
                 "corpus_size": len(corpus), "model": llm.name, "max_repairs": max_repairs}
     key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
     log_path = Path(log) if log is not None else _default_log(registry, key)
-    run_log = RunLog(log_path, key, {**settings, "n": n})
+    chosen = _open_executor(executor)  # before the log, so a bad spelling leaves no trace
+    try:
+        run_log = RunLog(log_path, key, {**settings, "n": n})
+    except BaseException:
+        _close_executor(chosen, executor)
+        raise
     run = _Run(llm, corpus, registry, memory, validation or ValidationConfig(), max_repairs,
-               write_hints, run_log)
+               write_hints, run_log, chosen)
     slots = [plan_slot(i, seed, corpus, skills, kinds, difficulties) for i in range(n)]
     bar = _Progress(n, progress)
     started = time.perf_counter()
@@ -431,6 +452,7 @@ def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
     finally:
         bar.close()
         run_log.close()
+        _close_executor(chosen, executor)
     candidates = [results.get(s.index) or Candidate(
         s.index, s.skill, s.kind, s.difficulty, s.document.id, corpus.name,
         reason="the run was interrupted; run again with the same settings to resume")
@@ -493,6 +515,25 @@ def _check_settings(n: int, skills: tuple[str, ...], kinds: tuple[str, ...],
     if max_repairs < 0 or concurrency < 1:
         raise ConfigError(f"max_repairs={max_repairs}, concurrency={concurrency}: need "
                           "max_repairs >= 0 and concurrency >= 1.")
+
+
+def _open_executor(executor: Any) -> Any:
+    if executor is None:
+        return None
+    from spadegym.executors import get_executor
+
+    try:
+        return get_executor(executor)
+    except ConfigError:
+        raise
+    except SpadegymError as exc:  # an unknown spelling is a setting's error here
+        raise ConfigError(str(exc)) from exc
+
+
+def _close_executor(chosen: Any, given: Any) -> None:
+    """Close an executor made from a spelling; one the caller passed stays theirs."""
+    if chosen is not None and chosen is not given:
+        chosen.close()
 
 
 def _open_registry(registry: Any) -> Any:
