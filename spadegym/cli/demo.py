@@ -1,99 +1,252 @@
-"""``spadegym demo``: validate the bundled example programs and play the accepted ones, offline.
+"""``spadegym demo``: the whole path from designer replies to a report, offline, in one command.
 
-The examples are hand-written: some good, some broken in the ways model-written programs
-break. Each is validated in the sandbox; every accepted one is then played through Gymnasium
-with its own solution and with an empty reply, so the whole path from text to environment runs.
+In a workspace folder (a new temporary one unless ``--workdir`` names one): a memory seeded
+with the shipped library, an empty registry, then ``generate`` over the bundled *recorded*
+designer replies (valid, broken, repaired, duplicate and hostile programs, as models really
+send them; no model runs), with progress as each candidate is validated. Every accepted
+environment is then played through Gymnasium with its own solution and with trivial replies,
+a closing table is printed, and an HTML report is written to the workspace. ``--llm SPEC``
+uses a real model instead: it designs the environments, then plays them as the solver.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+REPLAYS = Path(__file__).resolve().parent.parent / "demo_data" / "designer.jsonl"
+"""The bundled recorded designer replies (a copy of tests/data/replays/designer.jsonl)."""
+
+PLAY_SEEDS = (0, 1, 2)
+"""Seeds each accepted environment is played on."""
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``demo``."""
     parser = subparsers.add_parser(
-        "demo", help="validate and play the bundled example programs (offline)",
-        description="Validate the bundled example programs, good and bad, then play every "
-                    "accepted one with its solution and with an empty reply.")
-    parser.add_argument("--examples", type=Path, default=None,
-                        help="a folder of programs (default: the bundled examples)")
+        "demo", help="generate, validate, register, play and report, offline",
+        description="Run the whole pipeline offline: replay recorded designer replies through "
+                    "generate (validation in the sandbox, repairs, dedup against a memory "
+                    "seeded with the shipped library, registration), play every new "
+                    "environment with its solution and with trivial replies, and write an HTML "
+                    "report. --llm uses a real model instead of the recordings.")
+    parser.add_argument("--workdir", type=Path, default=None, metavar="DIR",
+                        help="the workspace (default: a new temporary folder)")
+    parser.add_argument("--llm", default=None, metavar="SPEC",
+                        help="a real model, openai:<model>[@<base_url>] or hf:<path> (default: "
+                             "the bundled recorded replies)")
+    parser.add_argument("-n", type=int, default=None,
+                        help="candidates (default: every recorded design reply; 6 with --llm)")
+    parser.add_argument("--embedder", default="auto", choices=("auto", "minilm", "hashing"),
+                        help="the memory's embedder: the packaged MiniLM when it loads (auto, "
+                             "the default), MiniLM or fail, or the model-free hashing embedder")
+    parser.add_argument("--no-report", action="store_true", help="skip the HTML report")
     parser.set_defaults(func=run)
 
 
-def examples_folder() -> Path:
-    """The bundled examples: beside the package in a source checkout, or inside it installed."""
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here.parent / "examples", here / "examples"):
-        if (candidate / "good").is_dir():
-            return candidate
-    raise FileNotFoundError("the bundled examples were not found; pass --examples FOLDER")
+def design_reply_count(path: Path = REPLAYS) -> int:
+    """How many design replies (first turns) a replay file holds."""
+    count = 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            count += "reply" in record and record.get("purpose", "design") == "design"
+    return count
 
 
 def run(args: argparse.Namespace) -> int:
-    """Validate, tabulate, play."""
-    from spadegym.cli.validate import format_table
-    from spadegym.validation import validate_many
+    """Seed, generate, play, tabulate, report."""
+    from spadegym.errors import ConfigError, SpadegymError
 
-    try:
-        folder = args.examples or examples_folder()
-    except FileNotFoundError as exc:
-        print(f"spadegym demo: {exc}", file=sys.stderr)
-        return 2
-    files = sorted(folder.rglob("*.py"))
-    if not files:
-        print(f"spadegym demo: no .py programs in {folder}", file=sys.stderr)
-        return 2
-    names = [str(f.relative_to(folder)) for f in files]
-    print(f"Validating {len(files)} example programs from {folder} in the sandbox...")
     started = time.perf_counter()
-    done = [0]
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="spadegym-demo-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    print(f"spadegym demo: workspace {workdir}\n")
+    try:
+        llm, n = _designer(args)
+        memory = _memory(workdir, args.embedder)
+    except (ConfigError, SpadegymError) as exc:
+        print(f"spadegym demo: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
+    try:
+        return _pipeline(args, workdir, llm, n, memory, started)
+    except SpadegymError as exc:
+        print(f"spadegym demo: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        memory.close()
 
-    def progress(index: int, report: object) -> None:
-        done[0] += 1
-        verdict = "valid" if report.ok else "rejected"
-        print(f"  [{done[0]:>2}/{len(files)}] {names[index]}: {verdict}", flush=True)
 
-    reports = validate_many([f.read_text(encoding="utf-8") for f in files], workers=2,
-                            progress=progress)
-    print(f"\n{format_table(names, reports)}  ({time.perf_counter() - started:.1f} s)\n")
-    print("Playing the accepted environments through Gymnasium:")
-    for name, path, report in zip(names, files, reports):
-        if report.ok:
-            print(f"  {name}: {play_summary(path.read_text(encoding='utf-8'), report)}")
+def _pipeline(args: argparse.Namespace, workdir: Path, llm: Any, n: int, memory: Any,
+              started: float) -> int:
+    from spadegym.designer import generate
+    from spadegym.registry import Registry, shipped_root
+
+    shipped = shipped_root()
+    registry = Registry(workdir / "registry", others=[shipped] if shipped else [])
+    print(f"[2/5] Generating {n} candidates: each reply is validated in the sandbox, failures "
+          "go back for up to 2 repairs, and the valid ones are checked for novelty and "
+          "registered.", flush=True)
+    generation = generate(n, llm, None, registry=registry, memory=memory, max_repairs=2,
+                          concurrency=2, seed=0, progress=True, log=workdir / "generate.jsonl",
+                          kinds=("puzzle", "tool", "two_player") if args.llm else ("puzzle",))
+    print(f"\n{generation.table()}\n")
+    ids = generation.env_ids
+    print(f"[3/5] Playing the {len(ids)} new environments through Gymnasium (seeds "
+          f"{', '.join(map(str, PLAY_SEEDS))}): their own solution, then trivial replies "
+          "(empty, \\boxed{}, random words).", flush=True)
+    rows = [_play(registry.get(env_id)) for env_id in ids]
+    print(f"\n{play_table(rows)}\n")
+    if args.llm:
+        from spadegym.evaluation import evaluate
+
+        print(f"      ...and with {llm.name} as the solver, with and without hints:", flush=True)
+        solved = evaluate(llm, ids, episodes=2, roots=[registry.root], memory=memory)
+        print(f"\n{solved.table()}\n")
+    page = None
+    if not args.no_report:
+        print("[4/5] Writing the HTML report...", flush=True)
+        page = _report(workdir, registry, memory, generation, llm)
+    print(f"[5/5] Done in {time.perf_counter() - started:.0f} s.")
+    print(f"  registry: {registry.root}  (spadegym list --root {registry.root})")
+    print(f"  memory:   {memory.path}")
+    print(f"  run log:  {generation.log_path}")
+    if page is not None:
+        print(f"  report:   {page}")
     return 0
 
 
-def play_summary(source: str, report: object) -> str:
-    """One line: what the solution and an empty reply score on seed 0."""
-    from spadegym.env import ProgramEnv
+def _designer(args: argparse.Namespace) -> tuple[Any, int]:
+    """The designer backend and the number of candidates, announced."""
+    from spadegym.llm import ReplayChat, llm_from_spec
 
-    env = ProgramEnv(source)
+    if args.llm:
+        llm = llm_from_spec(args.llm)
+        print(f"[1/5] Designer: the model {llm.name}.")
+        return llm, args.n or 6
+    count = design_reply_count()
+    llm = ReplayChat(REPLAYS, cycle=args.n is not None and args.n > count,
+                     name="recorded replies")
+    print(f"[1/5] Designer: recorded replies. No model runs: {count} replies that designer "
+          "models sent (valid programs, broken ones with their repairs, duplicates and "
+          f"hostile programs) are replayed from {REPLAYS.name}. Use --llm SPEC for a real "
+          "model.")
+    return llm, args.n or count
+
+
+def _memory(workdir: Path, choice: str) -> Any:
+    """The workspace memory, seeded with the shipped library."""
+    from spadegym.memory import EnvironmentMemory, HashingEmbedder, SentenceTransformerEmbedder
+    from spadegym.registry import Registry, shipped_root
+
+    embedder: Any = HashingEmbedder()
+    if choice != "hashing":
+        try:
+            candidate = SentenceTransformerEmbedder()
+            candidate.embed(["probe"])  # load now, so a missing model is noticed here
+            embedder = candidate
+        except Exception as exc:  # optional dependency or model files missing
+            if choice == "minilm":
+                from spadegym.errors import ConfigError
+
+                raise ConfigError(f"the MiniLM embedder did not load ({type(exc).__name__}: "
+                                  f"{exc}); pip install 'spadegym[memory]' or use --embedder "
+                                  "hashing.") from exc
+            print(f"      note: the MiniLM embedder did not load ({type(exc).__name__}); the "
+                  "memory uses the hashing embedder, which finds near duplicates by shared "
+                  "words only.")
+    memory = EnvironmentMemory(workdir / "memory", embedder)
+    shipped = shipped_root()
+    items = []
+    if shipped is not None and shipped.is_dir():
+        library = Registry(shipped)
+        for entry in library.list():
+            if entry.id not in memory:
+                env = library.get(entry.id)
+                items.append((env.id, env.source(), env.manifest.first_observation or None))
+    if items:
+        memory.add_many(items)
+    print(f"      memory: {len(memory)} environments ({len(items)} added from the shipped "
+          f"library), embedder {memory.embedder.name}.\n", flush=True)
+    return memory
+
+
+def _play(env: Any) -> dict[str, Any]:
+    """Play one registered environment with its solution and with trivial replies."""
+    import gymnasium
+
+    from spadegym.validation.checks import TRIVIAL_REPLIES, random_words
+
+    made = gymnasium.make(env.id, disable_env_checker=True)
+    inner = made.unwrapped
+    row: dict[str, Any] = {"id": env.id, "kind": env.manifest.kind,
+                           "skill": env.manifest.skill or "-", "solution": [], "turns": [],
+                           "trivial": []}
     try:
-        parts = []
-        obs, info = env.reset(seed=0)
-        if env.num_players == 2:
-            _, _, _, _, info = env.step("")
-            return f"two-player game; an illegal first move ends it with outcome " \
-                   f"{info.get('episode_outcome')}"
-        solution = env.solution() or []
-        outcome, turns = _play(env, solution)
-        parts.append(f"solution wins with outcome {outcome} in {turns} turn(s)")
-        env.reset(seed=0)
-        outcome, turns = _play(env, [""] * env.max_turns)
-        parts.append(f"an empty reply scores {outcome} after {turns} turn(s)")
-        return "; ".join(parts)
+        for seed in PLAY_SEEDS:
+            _, first = made.reset(seed=seed)
+            if inner.num_players == 2:
+                _, _, _, _, info = made.step("")
+                outcome = info.get("episode_outcome") or [0.0, 0.0]
+                row["trivial"].append(float(outcome[first.get("player", 0)]))
+                continue
+            solution = inner.solution() or []
+            outcome, turns = _episode(made, solution)
+            row["solution"].append(outcome)
+            row["turns"].append(turns)
+            for reply in [*TRIVIAL_REPLIES.values(), random_words(seed)]:
+                made.reset(seed=seed)
+                row["trivial"].append(_episode(made, [reply] * inner.max_turns)[0])
     finally:
-        env.close()
+        made.close()
+    return row
 
 
-def _play(env: object, actions: list[str]) -> tuple[float, int]:
+def _episode(env: Any, actions: list[str]) -> tuple[float, int]:
     info: dict = {}
     for action in actions:
         _, _, terminated, truncated, info = env.step(action)
         if terminated or truncated:
             break
-    return info.get("episode_outcome", 0.0), info.get("episode_turns", len(actions))
+    return float(info.get("episode_outcome", 0.0)), int(info.get("episode_turns", len(actions)))
+
+
+def play_table(rows: list[dict[str, Any]]) -> str:
+    """The closing table: what the solution and the trivial replies score."""
+    lines = [f"{'environment':<30} {'kind':<10} {'skill':<22} {'solution':>9} {'turns':>5} "
+             f"{'trivial':>8}"]
+    for row in rows:
+        if row["solution"]:
+            wins = sum(o >= 1.0 for o in row["solution"])
+            solution = f"{wins}/{len(row['solution'])} won"
+            turns = f"{statistics.median(row['turns']):g}"
+        else:
+            solution, turns = "(game)", "-"
+        trivial = f"{max(row['trivial']):.2f}" if row["trivial"] else "-"
+        lines.append(f"{row['id'][:30]:<30} {row['kind']:<10} {row['skill'][:22]:<22} "
+                     f"{solution:>9} {turns:>5} {trivial:>8}")
+    if not rows:
+        lines.append("(no environment was accepted)")
+    lines.append("solution: episodes won by the environment's own solution(); trivial: the best "
+                 "outcome of an empty reply, \\boxed{} or random words (for a game: an illegal "
+                 "first move, scored for the player who made it).")
+    return "\n".join(lines)
+
+
+def _report(workdir: Path, registry: Any, memory: Any, generation: Any, llm: Any) -> Path:
+    from spadegym.report import build_report
+
+    reports = [t.report for c in generation.candidates for t in c.turns if t.report is not None]
+    counts = ", ".join(f"{v} {k}" for k, v in generation.counts.items() if v)
+    label = ("recorded replies (replayed offline; no model ran)"
+             if llm.name == "recorded replies" else llm.name)
+    notes = [f"Designer: {label}. {len(generation.candidates)} candidates: {counts}."]
+    return build_report(workdir / "report", roots=[registry.root], memory=memory,
+                        generation=[generation], validation_reports=reports,
+                        title="spadegym demo", notes=notes)

@@ -1,5 +1,8 @@
-"""``spadegym eval``: play registered environments with a model as the solver, with and without
-hints, and report outcomes per environment, per skill and overall, and the hint regret."""
+"""``spadegym eval``: play registered environments with a model as the solver.
+
+Plays each environment with and without its hint, and reports outcomes per environment, per
+skill and overall, and the hint regret.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``spadegym validate``, ``doctor`` and ``demo`` from the command line."""
+"""``spadegym validate`` and ``doctor`` from the command line."""
 
 from __future__ import annotations
 
@@ -59,10 +59,3 @@ def test_doctor_reports_layers(capsys):
     layers = json.loads(capsys.readouterr().out)["layers"]
     assert set(layers) == {"rlimits", "network", "privileges", "seccomp"}
     assert code == (0 if all(layer["active"] for layer in layers.values()) else 1)
-
-
-def test_demo_validates_and_plays_the_examples(capsys):
-    assert main(["demo"]) == 0
-    out = capsys.readouterr().out
-    assert "6 valid, 8 rejected" in out
-    assert "solution wins with outcome 1.0" in out

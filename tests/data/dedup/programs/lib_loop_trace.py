@@ -1,0 +1,403 @@
+"""LoopTrace: report a loop's variables at chosen passes, then its result (program reasoning)."""
+
+import random
+import re
+
+from spadegym.program import extract_boxed
+
+RULES = ("Semantics: lines run in order from line 1. 'v = expr' sets v; 'if expr goto N' jumps "
+         "to line N when expr is not 0; 'goto N' jumps; 'return expr' ends with that value. "
+         "Integers only: / is division rounding down, % is the remainder (same sign as the "
+         "divisor), comparisons give 1 or 0.")
+
+TOKEN = r"\s*(?:(\d+)|([a-z][a-z0-9]*)|(==|!=|<=|>=|[-+*/%<>()]))"
+KEYWORDS = ("if", "goto", "return")
+COMPARE = ("<", "<=", ">", ">=", "==", "!=")
+LIMIT = 4000
+
+
+def read_difficulty(options):
+    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
+    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 2
+    return min(5, max(1, value))
+
+
+def tokenize(text):
+    """Split an expression into ('num', int), ('name', str) and ('op', str) tokens."""
+    tokens = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = re.match(TOKEN, text[pos:])
+        if m is None or m.end() == 0:
+            raise ValueError(f"cannot read the expression at {text[pos:pos + 12]!r}")
+        if m.group(1) is not None:
+            if len(m.group(1)) > 9:
+                raise ValueError("numbers are limited to 9 digits")
+            tokens.append(("num", int(m.group(1))))
+        elif m.group(2) is not None:
+            tokens.append(("name", m.group(2)))
+        else:
+            tokens.append(("op", m.group(3)))
+        pos += m.end()
+    return tokens
+
+
+class ExprParser:
+    """Recursive-descent parser: comparison < + - < * / % < unary minus < atoms."""
+
+    def __init__(self, tokens):
+        self.tokens = tokens
+        self.pos = 0
+
+    def peek(self):
+        """The next token, or ('end', None)."""
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else ("end", None)
+
+    def take(self):
+        """Consume and return the next token."""
+        tok = self.peek()
+        self.pos += 1
+        return tok
+
+    def parse(self):
+        """A whole expression; every token must be used."""
+        if not self.tokens:
+            raise ValueError("empty expression")
+        node = self.compare()
+        if self.pos != len(self.tokens):
+            raise ValueError(f"unexpected {self.peek()[1]!r} in the expression")
+        return node
+
+    def compare(self):
+        """additive [cmp additive]."""
+        left = self.additive()
+        tok = self.peek()
+        if tok[0] == "op" and tok[1] in COMPARE:
+            self.take()
+            return ("bin", tok[1], left, self.additive())
+        return left
+
+    def additive(self):
+        """term {(+|-) term}."""
+        node = self.term()
+        while self.peek()[0] == "op" and self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            node = ("bin", op, node, self.term())
+        return node
+
+    def term(self):
+        """unary {(*|/|%) unary}."""
+        node = self.unary()
+        while self.peek()[0] == "op" and self.peek()[1] in ("*", "/", "%"):
+            op = self.take()[1]
+            node = ("bin", op, node, self.unary())
+        return node
+
+    def unary(self):
+        """[-] atom."""
+        if self.peek() == ("op", "-"):
+            self.take()
+            return ("neg", self.unary())
+        return self.atom()
+
+    def atom(self):
+        """number, variable or parenthesised expression."""
+        tok = self.take()
+        if tok[0] == "num":
+            return ("num", tok[1])
+        if tok[0] == "name":
+            if tok[1] in KEYWORDS:
+                raise ValueError(f"'{tok[1]}' is a keyword, not a variable")
+            return ("var", tok[1])
+        if tok == ("op", "("):
+            node = self.compare()
+            if self.take() != ("op", ")"):
+                raise ValueError("missing ')'")
+            return node
+        raise ValueError(f"expected a number, variable or '(' but found {tok[1]!r}")
+
+
+def parse_expr(text):
+    """Parse an expression string into a tree."""
+    return ExprParser(tokenize(text)).parse()
+
+
+def parse_statement(text, length):
+    """Parse one line: 'v = e', 'if e goto n', 'goto n' or 'return e'."""
+    text = " ".join(str(text).split())
+    if not text or len(text) > 80:
+        raise ValueError("a statement must be 1 to 80 characters")
+    m = re.fullmatch(r"if (.+) goto (\d{1,3})", text)
+    if m:
+        target = int(m.group(2))
+        if not 1 <= target <= length:
+            raise ValueError(f"goto {target} is outside lines 1..{length}")
+        return ("if", parse_expr(m.group(1)), target)
+    m = re.fullmatch(r"goto (\d{1,3})", text)
+    if m:
+        target = int(m.group(1))
+        if not 1 <= target <= length:
+            raise ValueError(f"goto {target} is outside lines 1..{length}")
+        return ("goto", target)
+    m = re.fullmatch(r"return (.+)", text)
+    if m:
+        return ("return", parse_expr(m.group(1)))
+    m = re.fullmatch(r"([a-z][a-z0-9]*) = (.+)", text)
+    if m and m.group(1) not in KEYWORDS:
+        return ("set", m.group(1), parse_expr(m.group(2)))
+    raise ValueError("use 'v = expr', 'if expr goto N', 'goto N' or 'return expr'")
+
+
+def evaluate(node, env):
+    """Value of an expression tree; / and % round down; comparisons give 1 or 0."""
+    kind = node[0]
+    if kind == "num":
+        return node[1]
+    if kind == "var":
+        if node[1] not in env:
+            raise ValueError(f"variable {node[1]} is used before it is set")
+        return env[node[1]]
+    if kind == "neg":
+        return -evaluate(node[1], env)
+    op = node[1]
+    a = evaluate(node[2], env)
+    b = evaluate(node[3], env)
+    if op in ("/", "%") and b == 0:
+        raise ValueError("division by zero")
+    if op == "+":
+        value = a + b
+    elif op == "-":
+        value = a - b
+    elif op == "*":
+        value = a * b
+    elif op == "/":
+        value = a // b
+    elif op == "%":
+        value = a % b
+    else:
+        value = int((op == "<" and a < b) or (op == "<=" and a <= b) or (op == ">" and a > b)
+                    or (op == ">=" and a >= b) or (op == "==" and a == b)
+                    or (op == "!=" and a != b))
+    if abs(value) > 10 ** 12:
+        raise ValueError("a value grew beyond 10^12")
+    return value
+
+
+def run_program(program, inputs, watch=None, limit=LIMIT):
+    """Run parsed lines from line 1; returns (value, error, snapshots at the watched line)."""
+    env = dict(inputs)
+    pc = 1
+    steps = 0
+    seen = []
+    while True:
+        if not 1 <= pc <= len(program):
+            return None, f"control reached line {pc}, which does not exist", seen
+        if steps >= limit:
+            return None, f"no return after {limit} steps (endless loop?)", seen
+        steps += 1
+        if pc == watch:
+            seen.append(dict(env))
+        stmt = program[pc - 1]
+        try:
+            if stmt[0] == "set":
+                env[stmt[1]] = evaluate(stmt[2], env)
+                pc += 1
+            elif stmt[0] == "if":
+                pc = stmt[2] if evaluate(stmt[1], env) else pc + 1
+            elif stmt[0] == "goto":
+                pc = stmt[1]
+            else:
+                return evaluate(stmt[1], env), None, seen
+        except ValueError as exc:
+            return None, f"line {pc}: {exc}", seen
+
+
+def listing(lines):
+    """Number the source lines for display."""
+    return "\n".join(f"{k + 1:>3}  {line}" for k, line in enumerate(lines))
+
+
+def make_function(rng, d):
+    """A random program of one input x from a template pool that grows with difficulty.
+
+    Returns (source lines, the line that heads its loop or None, low and high sensible x).
+    """
+    pool = ["sum", "piece", "power"]
+    if d >= 2:
+        pool += ["digits", "fib"]
+    if d >= 3:
+        pool += ["collatz", "gcd"]
+    kind = rng.choice(pool)
+    r = rng.randint
+    if kind == "sum":
+        lines = ["s = 0", f"i = {r(0, 3)}", "if i > x goto 7", f"s = s + i * {r(2, 5)}",
+                 f"i = i + {r(1, 3)}", "goto 3", f"return s + {r(0, 9)}"]
+        return lines, 3, 0, 6 + 4 * d
+    if kind == "piece":
+        a = r(2, 5)
+        lines = [f"if x % {a} == 0 goto 4", f"y = x * {r(2, 4)} - {r(1, 9)}", "goto 5",
+                 f"y = x / {a} + {r(1, 9)}", f"if y > {r(10, 40)} goto 7", "return y",
+                 f"return y - {r(5, 20)}"]
+        return lines, None, 0, 10 + 15 * d
+    if kind == "power":
+        lines = ["r = 1", "k = x", "if k == 0 goto 7", f"r = r * {r(2, 5)} % {r(11, 40)}",
+                 "k = k - 1", "goto 3", f"return r + {r(0, 9)}"]
+        return lines, 3, 0, 4 + 3 * d
+    if kind == "digits":
+        base = rng.choice([2, 3, 10])
+        lines = ["t = 0", "if x == 0 goto 6", f"t = t + x % {base}", f"x = x / {base}", "goto 2",
+                 f"return t * {r(1, 4)} + {r(0, 9)}"]
+        return lines, 2, 1, 30 * d * d
+    if kind == "fib":
+        lines = [f"a = {r(0, 3)}", f"b = {r(1, 4)}", "i = 0", "if i >= x goto 10",
+                 f"t = (a + b) % {r(10, 50)}", "a = b", "b = t", "i = i + 1", "goto 4", "return a"]
+        return lines, 4, 0, 3 + 2 * d
+    if kind == "collatz":
+        lines = ["n = 0", "if x <= 1 goto 9", "if x % 2 == 0 goto 6", "x = x * 3 + 1", "goto 7",
+                 "x = x / 2", "n = n + 1", "goto 2", f"return n * {r(1, 3)} + {r(0, 9)}"]
+        return lines, 2, 1, 6 + 6 * d
+    lines = ["a = x", f"b = {r(12, 60)}", "if b == 0 goto 8", "t = a % b", "a = b", "b = t",
+             "goto 3", f"return a * {r(1, 5)} + x"]
+    return lines, 3, 1, 20 + 40 * d
+
+
+def parse_program(lines):
+    """Parse every source line (generated programs always parse)."""
+    return [parse_statement(line, len(lines)) for line in lines]
+
+
+def parse_assignments(text):
+    """Read 'a=1, b=-2' into a dict, or None when malformed."""
+    pairs = {}
+    for part in re.split(r"[,;]", text):
+        part = part.strip()
+        if not part:
+            continue
+        m = re.fullmatch(r"([a-z][a-z0-9]*)\s*=\s*(-?\d{1,13})", part)
+        if m is None or m.group(1) in pairs:
+            return None
+        pairs[m.group(1)] = int(m.group(2))
+    return pairs if pairs else None
+
+
+class LoopTraceEnv:
+    """LoopTrace: trace a loop pass by pass.
+
+    You are shown a short program in a tiny line-numbered language, an input x, and a marked
+    loop-head line. Each question asks for the values of the listed variables at a given visit
+    of that line (just before it runs), and the last question asks for the returned value.
+    After each answer the true values are shown. Answer variable questions with
+    \\boxed{a=1, b=2} and the final one with \\boxed{N}. The score is the fraction of exact
+    answers; 1.0 means all of them."""
+
+    max_turns = 10
+    skill = "Program_Reasoning"
+
+    def reset(self, seed=None, options=None):
+        """Generate a looping program, an input and the questions."""
+        self.rng = random.Random(seed)
+        self.difficulty = read_difficulty(options)
+        d = self.difficulty
+        watch = None
+        while watch is None:
+            self.lines, watch, low, high = make_function(self.rng, d)
+        self.watch = watch
+        self.program = parse_program(self.lines)
+        want = 1 + d
+        best = None
+        xs = list(range(low, high + 1))
+        self.rng.shuffle(xs)
+        # a bounded sample keeps reset fast on wide input ranges
+        for x in xs[:30]:
+            value, error, seen = run_program(self.program, {"x": x}, watch)
+            if error is None and (best is None or len(seen) <= want + 2 and len(seen) > best[2]):
+                best = (x, value, len(seen), seen)
+        self.x, self.result, visits, seen = best
+        k = min(want, visits)
+        picks = sorted({round(1 + j * (visits - 1) / max(1, k - 1)) for j in range(k)})
+        self.questions = []
+        for visit in picks:
+            names = sorted(seen[visit - 1])
+            self.questions.append((visit, names, {n: seen[visit - 1][n] for n in names}))
+        self.index = 0
+        self.correct = 0
+        self.turn = 0
+        self.done = False
+        self.history = []
+        return self.render("Trace the loop."), {"question": 0}
+
+    def total(self):
+        """Questions including the final result."""
+        return len(self.questions) + 1
+
+    def render(self, last):
+        """Program, input, results so far, current question and format."""
+        past = "\n".join(self.history) if self.history else "(none yet)"
+        if self.index < len(self.questions):
+            visit, names, _ = self.questions[self.index]
+            ask = (f"What are {', '.join(names)} at visit {visit} of line {self.watch} (just "
+                   "before it runs)? Answer \\boxed{" + ", ".join(f"{n}=..." for n in names) + "}.")
+        else:
+            ask = "What does the program return? Answer \\boxed{N}."
+        return (
+            f"{last}\nProgram (input x = {self.x}):\n{listing(self.lines)}\n{RULES}\n"
+            f"Loop head: line {self.watch}.\nAnswers so far:\n{past}\n"
+            f"Question {self.index + 1} of {self.total()}: {ask} "
+            f"Turn {self.turn + 1} of {self.max_turns}."
+        )
+
+    def step(self, action):
+        """Score one answer, reveal the truth and move on."""
+        if self.done:
+            return "The episode is over.", 0.0, True, False, {"question": self.index}
+        self.turn += 1
+        box = extract_boxed(action)
+        text = box.strip().lower() if isinstance(box, str) else ""
+        if self.index < len(self.questions):
+            visit, names, truth = self.questions[self.index]
+            said = parse_assignments(text)
+            if said is None:
+                return self.invalid("write \\boxed{" + ", ".join(f"{n}=..." for n in names) + "}")
+            ok = said == truth
+            shown = ", ".join(f"{n}={truth[n]}" for n in names)
+            line = f"visit {visit}: {shown}: " + ("correct" if ok else "wrong")
+        else:
+            if not re.fullmatch(r"-?\d{1,13}", text):
+                return self.invalid("write \\boxed{N} with an integer")
+            ok = int(text) == self.result
+            line = f"returns {self.result}: " + ("correct" if ok else "wrong")
+        self.correct += int(ok)
+        self.history.append(line)
+        self.index += 1
+        if self.index == self.total():
+            self.done = True
+            score = round(self.correct / self.total(), 4)
+            return (f"{line}. Done: {self.correct} of {self.total()} exact. Score {score}.",
+                    score, True, False, {"question": self.index, "correct": self.correct})
+        return (self.render(line + "."), 0.0, False, False,
+                {"question": self.index, "correct": self.correct})
+
+    def invalid(self, fix):
+        """A malformed answer uses a turn and leaves the question open."""
+        last = f"Could not read your answer: {fix}. This turn is used up."
+        if self.turn >= self.max_turns:
+            self.done = True
+            return last + " Out of turns.", 0.0, False, False, {"question": self.index}
+        return self.render(last), 0.0, False, False, {"question": self.index}
+
+    def solution(self):
+        """The interpreter's snapshots, then the result."""
+        replies = []
+        for _, names, truth in self.questions:
+            replies.append("\\boxed{" + ", ".join(f"{n}={truth[n]}" for n in names) + "}")
+        replies.append("\\boxed{" + str(self.result) + "}")
+        return replies
+
+    def hint(self):
+        """Approach only."""
+        return ("Keep a table with one row per visit of the loop head and one column per "
+                "variable, and fill it row by row. Remember that / rounds down and that a "
+                "jump skips the lines in between.")
