@@ -1,11 +1,29 @@
-"""Shared fixtures: small programs used across the test packages."""
+"""Shared fixtures: small programs, and a Gymnasium registry private to each test."""
 
 from __future__ import annotations
 
 import pytest
+from gymnasium.envs.registration import registry as gym_registry
 from sample_programs import LOCK_PICK
 
 
 @pytest.fixture
 def lock_pick() -> str:
     return LOCK_PICK
+
+
+@pytest.fixture
+def isolated_spadegym(tmp_path_factory, monkeypatch):
+    """No shipped library, a private home and cache, and only this test's spade/ ids."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", "")
+    monkeypatch.setenv("SPADEGYM_HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.delenv("SPADEGYM_REGISTRY_PATH", raising=False)
+    saved = {k: v for k, v in gym_registry.items() if k.startswith("spade/")}
+    for key in saved:
+        del gym_registry[key]
+    yield home
+    for key in [k for k in gym_registry if k.startswith("spade/")]:
+        del gym_registry[key]
+    gym_registry.update(saved)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 LOCK_PICK = textwrap.dedent('''
     from spadegym.program import extract_boxed
@@ -51,3 +52,16 @@ def make_program(step_body: str, *, reset_body: str = 'return "Say something.", 
             f"    max_turns = {max_turns}\n\n"
             f"    def reset(self, seed=None, options=None):\n{reset}\n\n"
             f"    def step(self, action):\n{step}\n\n{more}\n")
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "good"
+
+
+def example_registry(path: Path) -> Path:
+    """A registry root at ``path`` holding every good example program; returns ``path``."""
+    from spadegym.registry import Registry
+
+    registry = Registry(path)
+    for program in sorted(EXAMPLES.glob("*.py")):
+        registry.add(program.read_text(encoding="utf-8"))
+    return path

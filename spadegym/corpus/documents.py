@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import random
 import re
 from collections.abc import Iterable, Iterator
@@ -12,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadegym import jsonl
 from spadegym.errors import ConfigError
 
 __all__ = [
@@ -151,18 +151,8 @@ class Corpus:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read corpus file {path}: {exc}.") from exc
-        records = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise ConfigError(f"{path}:{number} is not JSON ({exc}); a corpus file holds "
-                                  "one JSON object a line.") from exc
-            if not isinstance(record, dict):
-                raise ConfigError(f"{path}:{number} is not a JSON object.")
-            records.append((f"{path}:{number}", record))
+        records = [(f"{path}:{number}", record)
+                   for number, record in jsonl.objects(lines, path, "a corpus file")]
         return cls(_documents(records, text_field, max_words), name or str(path))
 
     @classmethod

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadegym import jsonl
 from spadegym.errors import ConfigError
 from spadegym.llm.base import ChatLLM, LLMError, Message, SyncChat, check_messages
 
@@ -141,20 +142,9 @@ def _read_entries(path: Path) -> list[_Entry]:
     except OSError as exc:
         raise ConfigError(f"cannot read the replay file {path}: {exc}. Record one with "
                           "RecordingChat, or write one (see spadegym.llm.replay).") from exc
-    entries = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise ConfigError(f"{path}:{number} is not JSON ({exc}); each line of a replay "
-                              "file is one JSON object.") from exc
-        if not isinstance(record, dict):
-            raise ConfigError(f"{path}:{number} is not a JSON object.")
-        if "error" in record:
-            continue
-        entries.append(_entry(record, path, number))
+    entries = [_entry(record, path, number)
+               for number, record in jsonl.objects(lines, path, "a replay file")
+               if "error" not in record]
     if not entries:
         raise ConfigError(f"the replay file {path} holds no replies.")
     return entries

@@ -8,38 +8,24 @@ import json
 from pathlib import Path
 
 import pytest
-from gymnasium.envs.registration import registry as gym_registry
+from sample_programs import example_registry
 
 from spadegym.cli import main
 from spadegym.evaluation import HINT_PREFIX, evaluate
 from spadegym.memory import EnvironmentMemory, HashingEmbedder
 from spadegym.registry import Registry
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "good"
 # One-player examples whose first observation differs by seed, so a solver can tell them apart.
 PUZZLES = ("spade/IceMaze-v0", "spade/SequenceStreak-v0", "spade/BankSettlement-v0")
 EPISODES = 3
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", "")
-    monkeypatch.setenv("SPADEGYM_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("SPADEGYM_REGISTRY_PATH", raising=False)
-    saved = {k: v for k, v in gym_registry.items() if k.startswith("spade/")}
-    yield
-    for key in [k for k in gym_registry if k.startswith("spade/")]:
-        del gym_registry[key]
-    gym_registry.update(saved)
+pytestmark = pytest.mark.usefixtures("isolated_spadegym")
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("eval") / "registry"
-    registry = Registry(path)
-    for program in sorted(EXAMPLES.glob("*.py")):
-        registry.add(program.read_text(encoding="utf-8"))
-    return path
+    return example_registry(tmp_path_factory.mktemp("eval") / "registry")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ being written) and sees only its own ids in Gymnasium's registry.
 from __future__ import annotations
 
 import pytest
-from gymnasium.envs.registration import registry as gym_registry
 from registry_helpers import EXAMPLES
 
 from spadegym.registry import Registry
@@ -25,20 +24,9 @@ def programs() -> dict[str, tuple[str, object]]:
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path_factory, monkeypatch):
-    """No shipped library, a private home and cache, and only this test's spade/ ids."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", "")
-    monkeypatch.setenv("SPADEGYM_HOME", str(home))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
-    monkeypatch.delenv("SPADEGYM_REGISTRY_PATH", raising=False)
-    saved = {k: v for k, v in gym_registry.items() if k.startswith("spade/")}
-    for key in saved:
-        del gym_registry[key]
-    yield home
-    for key in [k for k in gym_registry if k.startswith("spade/")]:
-        del gym_registry[key]
-    gym_registry.update(saved)
+def isolated(isolated_spadegym):
+    """Every registry test runs with no shipped library and only its own spade/ ids."""
+    return isolated_spadegym
 
 
 @pytest.fixture
