@@ -34,7 +34,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help="registry root (default: $SPADEGYM_HOME/registry)")
     parser.add_argument("--memory", type=Path, default=None, metavar="PATH",
                         help="environment memory folder, for examples and novelty checks "
-                             "(default: none)")
+                             "(default: $SPADEGYM_HOME/memory, seeded with the shipped library)")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="no memory: no frontier examples and no novelty check")
     parser.add_argument("--max-repairs", type=int, default=2, help="repair turns (default 2)")
     parser.add_argument("--concurrency", type=int, default=8,
                         help="candidates in flight (default 8)")
@@ -75,10 +77,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         llm = llm_from_spec(args.llm, **settings)
         memory = None
-        if args.memory is not None:
-            from spadegym.memory import EnvironmentMemory
+        if not args.no_memory:
+            from spadegym.memory.default import open_memory
 
-            memory = EnvironmentMemory(args.memory)
+            memory = open_memory(args.memory)  # a new one starts with the shipped library
         report = generate(args.n, llm, args.corpus, skills=args.skill,
                           kinds=tuple(args.kind or ("puzzle",)), difficulty=difficulty,
                           registry=args.registry, memory=memory, max_repairs=args.max_repairs,
