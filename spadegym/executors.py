@@ -14,6 +14,7 @@ its node, so isolation holds on every machine exactly as it does locally.
 
 from __future__ import annotations
 
+import abc
 import concurrent.futures
 import os
 import queue
@@ -44,17 +45,17 @@ class TaskLost:
     attempts: int = 1
 
 
-class Executor:
+class Executor(abc.ABC):
     """Runs a function over items, somewhere; results come back in order."""
 
     name = "executor"
 
+    @abc.abstractmethod
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any], *,
             progress: Progress | None = None) -> list[Any]:
         """``[fn(item) for item in items]``, concurrently; failures become ``TaskLost``."""
-        raise NotImplementedError
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional: an executor may hold nothing)
         """Release the executor's resources."""
 
     def __enter__(self) -> Executor:

@@ -40,7 +40,7 @@ def sha256_of(program: bytes | str) -> str:
 
 def now() -> str:
     """The current UTC time, ISO 8601, to the second."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
 
 
 def _package_version() -> str:

@@ -8,6 +8,7 @@ re-checks every value against the contract, since a worker is not trusted either
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import importlib.util
 import json
@@ -123,11 +124,12 @@ def _check(value: Any, checker: Any) -> Any:
         raise ProgramError(str(exc), "contract") from None
 
 
-class _Operations:
+class _Operations(abc.ABC):
     """The operations on programs and instances, over ``_exchange`` (one response a request)."""
 
+    @abc.abstractmethod
     def _exchange(self, requests: list[dict], timeout: float) -> list[dict | ProgramError]:
-        raise NotImplementedError
+        """Answer each request, in order; a lost answer is a ``ProgramError`` value."""
 
     config: SandboxConfig
 
