@@ -25,6 +25,20 @@ from spadegym.memory import (
 )
 
 DEDUP_DIR = Path(__file__).resolve().parents[1] / "data" / "dedup"
+REGISTRY = Path(__file__).resolve().parents[2] / "registry"
+
+# Games of the shipped library that look alike but play differently, read from registry/ so the
+# development set follows the library: the rule must tell them apart.
+LIBRARY = {
+    "lib_connect_four": "ConnectFourDuel",
+    "lib_tic_tac_toe": "TicTacToeDuel",
+    "lib_input_finder": "InputFinder",
+    "lib_loop_trace": "LoopTrace",
+    "lib_function_repair": "FunctionRepair",
+    "lib_trace_oracle": "TraceOracle",
+    "lib_stack_machine": "StackMachineEval",
+    "lib_register_bugfix": "RegisterBugfix",
+}
 
 
 @dataclass(frozen=True)
@@ -39,7 +53,10 @@ class PairSignal:
 
 
 def programs() -> dict[str, str]:
-    return {p.stem: p.read_text() for p in sorted((DEDUP_DIR / "programs").glob("*.py"))}
+    found = {p.stem: p.read_text() for p in sorted((DEDUP_DIR / "programs").glob("*.py"))}
+    for name, folder in LIBRARY.items():
+        found[name] = (REGISTRY / f"{folder}-v0" / "env.py").read_text()
+    return found
 
 
 def pairs() -> list[dict]:
