@@ -238,6 +238,7 @@ class InProcessWorker(_Operations):
         """Drop every program and instance."""
         self.runtime.programs.clear()
         self.runtime.instances.clear()
+        self.runtime.files.clear()
 
 
 class SandboxWorker(_Operations):

@@ -47,6 +47,7 @@ class Runtime:
         self.programs: dict[int, type] = {}
         self.instances: dict[int, Any] = {}
         self.broken: dict[int, str] = {}
+        self.files: dict[int, str] = {}  # program or instance id -> the program's filename
         self.next_id = 1
         self.use_alarm = threading.current_thread() is threading.main_thread()
         if self.use_alarm:
@@ -71,9 +72,11 @@ class Runtime:
             if op == "close":
                 self.instances.pop(request["i"], None)
                 self.broken.pop(request["i"], None)
+                self.files.pop(request["i"], None)
                 return {"ok": True, "v": None}
             if op == "unload":
                 self.programs.pop(request["p"], None)
+                self.files.pop(request["p"], None)
                 return {"ok": True, "v": None}
             if op == "ping":
                 return {"ok": True, "v": "pong"}
@@ -101,7 +104,7 @@ class Runtime:
         cls = loaded.env_class
         pid = self._id()
         self.programs[pid] = cls
-        self.filename = filename
+        self.files[pid] = filename
         return {"ok": True, "v": {"program": pid, "class": loaded.class_name, **_class_facts(cls)}}
 
     def _new(self, pid: int) -> dict:
@@ -114,10 +117,10 @@ class Runtime:
         except Deadline:
             return _fail("timeout", f"creating the environment ran past {self.load_timeout:g} s.")
         except BaseException as exc:
-            return _fail("exception", _describe(exc, getattr(self, "filename", ""),
-                                                f"{cls.__name__}()"))
+            return _fail("exception", _describe(exc, self.files[pid], f"{cls.__name__}()"))
         iid = self._id()
         self.instances[iid] = instance
+        self.files[iid] = self.files[pid]
         return {"ok": True, "v": iid}
 
     def _reset(self, iid: int, seed: Any, options: Any) -> dict:
@@ -157,8 +160,7 @@ class Runtime:
             return _fail("contract", str(exc))
         except BaseException as exc:
             self.broken[iid] = "exception"
-            return _fail("exception", _describe(exc, getattr(self, "filename", ""),
-                                                f"{method}()"))
+            return _fail("exception", _describe(exc, self.files.get(iid, ""), f"{method}()"))
         return {"ok": True, "v": clean}
 
     def _id(self) -> int:
