@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from spadegym import compat
 from spadegym.contract import MAX_PROGRAM_BYTES
 
 __all__ = ["Extraction", "extract_program"]
@@ -271,7 +272,7 @@ def _whole_reply(text: str) -> Extraction:
     if _ENV_CLASS.search("\n" + text) is None:
         return _none(f"No Python program found in the reply. {_ASK}")
     try:
-        tree = ast.parse(text)
+        tree = compat.parse(text)
     except SyntaxError as exc:
         return _none(
             "No fenced code block found, and the reply as a whole is not Python "

@@ -22,6 +22,7 @@ import inspect
 import re
 from dataclasses import dataclass
 
+from spadegym import compat
 from spadegym.errors import ProgramError
 
 CONTRACT_NAMES: frozenset[str] = frozenset(
@@ -90,7 +91,7 @@ def summarize(source: str) -> ProgramSummary:
             class whose name ends in ``Env``.
     """
     try:
-        tree = ast.parse(source)
+        tree = compat.parse(source)
     except SyntaxError as exc:
         raise ProgramError(
             f"Line {exc.lineno}: the program does not parse ({exc.msg}); the memory only "

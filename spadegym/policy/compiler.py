@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-import ast
 import types
 
+from spadegym import compat
 from spadegym.errors import PolicyError
 from spadegym.policy.static import _StaticChecker
 from spadegym.policy.transform import _PolicyTransformer
@@ -27,7 +27,7 @@ def _compile(source: object, filename: str) -> tuple[list[str], types.CodeType |
         line = source.count("\n", 0, source.find("\0")) + 1
         return [f"Line {line}: SyntaxError: the program contains a null character."], None
     try:
-        tree = ast.parse(source, filename)
+        tree = compat.parse(source, filename)
     except SyntaxError as exc:
         return [f"Line {exc.lineno or 1}: SyntaxError: {exc.msg}."], None
     except (RecursionError, MemoryError):
@@ -45,7 +45,7 @@ def _compile(source: object, filename: str) -> tuple[list[str], types.CodeType |
     if errors:
         return errors, None
     try:
-        code = compile(tree, filename, "exec", dont_inherit=True)
+        code = compat.compile_ast(tree, filename)
     except SyntaxError as exc:
         return [f"Line {exc.lineno or 1}: SyntaxError: {exc.msg}."], None
     except (RecursionError, MemoryError):

@@ -9,7 +9,6 @@ overwrite; ``version_of=`` makes the next version of an existing name (``LockPic
 
 from __future__ import annotations
 
-import ast
 import difflib
 import os
 from collections.abc import Iterable, Sequence
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadegym import compat
 from spadegym.registry import ids
 from spadegym.registry.entry import (
     clean_leftovers,
@@ -82,7 +82,7 @@ def _class_name(program: str) -> str:
     from spadegym.validation.static import env_classes
 
     try:
-        classes = env_classes(ast.parse(program))
+        classes = env_classes(compat.parse(program))
     except (SyntaxError, ValueError) as exc:
         raise RegistryError(f"the program cannot be parsed ({exc}); validate it first.") from None
     if len(classes) != 1:

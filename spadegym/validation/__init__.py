@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from spadegym import contract
+from spadegym import compat, contract
 from spadegym.errors import ConfigError, ProgramError, SandboxError
 from spadegym.extract import extract_program
 from spadegym.sandbox import SandboxConfig, make_worker
@@ -133,14 +132,9 @@ def validate(text: str, config: ValidationConfig | None = None, *, memory: Any =
     return report
 
 
-# CPython 3.11 can fail with "AST constructor recursion depth mismatch" when two threads build
-# ASTs at once (validate_many runs validations on threads): the static stage holds this lock.
-_AST_LOCK = threading.Lock()
-
-
 def _static(text: str, run: _Run) -> str | None:
     """The checks that only read the text; the program if they all pass."""
-    with _AST_LOCK:
+    with compat.AST_LOCK:  # one lock for the whole stage: fewer hand-offs between threads
         return _static_checks(text, run)
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from spadegym import compat
 from spadegym.sandbox import ProgramInfo
 from spadegym.sandbox.pool import Worker
 from spadegym.validation.episodes import Episode, play
@@ -100,12 +100,10 @@ def draw_templates(examples: int, seed: int, max_len: int) -> tuple[tuple[int, t
         if len(drawn) < examples:
             drawn.append((episode_seed, tuple(templates)))
 
-    with _DRAW_LOCK:
+    # Hypothesis parses source (to describe lambdas) while it draws: hold the AST lock.
+    with compat.AST_LOCK:
         collect()
     return tuple(drawn)
-
-
-_DRAW_LOCK = threading.Lock()
 
 
 def fuzz(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from spadegym import contract
+from spadegym import compat, contract
 
 
 def check_size(code: str) -> str | None:
@@ -21,7 +21,7 @@ def check_size(code: str) -> str | None:
 def check_syntax(code: str) -> tuple[ast.Module | None, str | None]:
     """Parse the program; a failure names the line."""
     try:
-        return ast.parse(code), None
+        return compat.parse(code), None
     except SyntaxError as exc:
         return None, f"Line {exc.lineno}: SyntaxError: {exc.msg}."
     except ValueError as exc:  # null bytes
