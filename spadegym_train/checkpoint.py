@@ -35,6 +35,8 @@ class RunState:
         regeneration: regenerations done so far.
         pool: the environments being played.
         candidates: the designer candidates of the current window.
+        next_candidates: the next window's candidates, already written
+            (``async_regeneration``); validated again on resume if their check was in flight.
         baselines: RAE baselines (``RoleBaselines.state_dict``).
         sampler: state of the ``random.Random`` that samples documents, difficulties, pools.
     """
@@ -43,6 +45,7 @@ class RunState:
     regeneration: int = 0
     pool: list[PoolEnv] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
+    next_candidates: list[Candidate] = field(default_factory=list)
     baselines: dict[str, Any] = field(default_factory=dict)
     sampler: Any = None
 
@@ -60,6 +63,7 @@ class RunState:
         return cls(iteration=data["iteration"], regeneration=data["regeneration"],
                    pool=[PoolEnv(**p) for p in data["pool"]],
                    candidates=[Candidate(**c) for c in data["candidates"]],
+                   next_candidates=[Candidate(**c) for c in data.get("next_candidates", [])],
                    baselines=data["baselines"], sampler=(version, tuple(internal), gauss))
 
 

@@ -133,6 +133,12 @@ class TrainConfig:
     """Iterations between regenerations of the pool; the designer trains at the end of each
     window, on rewards from every play in it."""
 
+    async_regeneration: bool = False
+    """Write the next window's candidates at the start of this window and validate them on a
+    background thread while this window trains, so validation leaves the critical path. The
+    designer's samples are then one window older when they train (their clipped ratio uses
+    the log-probs recorded when they were written)."""
+
     plays_per_env: int = 16
     """K: plain plays per environment per iteration, and as many hint plays (spade mode)."""
 

@@ -154,9 +154,16 @@ def accept(config: Any, candidates: list[Candidate], memory: Any, registry_root:
     Returns:
         ``(candidate, report)`` for each accepted candidate, and ``validate/`` metrics.
     """
-    validation = ValidationConfig(fuzz_examples=config.fuzz_examples)
-    # A program the memory already holds (same normalised code) is refused before it costs a
-    # validation; near copies are judged after validation, with the first observation.
+    reports = validate_candidates(config, candidates, find_copies(candidates, memory))
+    return commit(config, candidates, reports, memory, registry_root, iteration)
+
+
+def find_copies(candidates: list[Candidate], memory: Any) -> dict[int, str]:
+    """Candidates whose program the memory already holds (same normalised code): index -> id.
+
+    They are refused before they cost a validation; near copies are judged after validation,
+    with the first observation. Reads the memory, so it runs on the loop's thread.
+    """
     copies: dict[int, str] = {}
     if memory is not None:
         for index, candidate in enumerate(candidates):
@@ -164,8 +171,17 @@ def accept(config: Any, candidates: list[Candidate], memory: Any, registry_root:
             copy = memory.find_copy(code) if code is not None else None
             if copy is not None:
                 copies[index] = copy
+    return copies
+
+
+def validate_candidates(config: Any, candidates: list[Candidate],
+                        copies: dict[int, str]) -> list[Any]:
+    """A validation report per candidate (the copies get a failed ``novelty`` check).
+
+    Touches neither the memory nor the registry, so it may run on a background thread.
+    """
+    validation = ValidationConfig(fuzz_examples=config.fuzz_examples)
     to_validate = [k for k in range(len(candidates)) if k not in copies]
-    # Novelty is checked below, one candidate at a time, not from validation's threads.
     validated = validate_many([candidates[k].text for k in to_validate], validation,
                               workers=config.validation_workers, executor=config.executor)
     reports: list[Any] = [None] * len(candidates)
@@ -174,6 +190,17 @@ def accept(config: Any, candidates: list[Candidate], memory: Any, registry_root:
     for k, copy in copies.items():
         reports[k] = ValidationReport(ok=False, checks=[CheckResult(
             "novelty", False, f"exact copy of {copy} (same normalised code)")])
+    return reports
+
+
+def commit(config: Any, candidates: list[Candidate], reports: list[Any], memory: Any,
+           registry_root: Path, iteration: int) -> tuple[list[tuple[Candidate, Any]],
+                                                         dict[str, float]]:
+    """Judge novelty and register the valid, new candidates, in order (on the loop's thread).
+
+    Returns:
+        ``(candidate, report)`` for each accepted candidate, and ``validate/`` metrics.
+    """
     accepted = []
     failures: dict[str, int] = {}
     for index, (candidate, report) in enumerate(zip(candidates, reports, strict=True)):

@@ -11,6 +11,7 @@ policy-gradient update of the LoRA weights; (7) evaluation, metrics, checkpoint.
 
 from __future__ import annotations
 
+import concurrent.futures
 import random
 import time
 from pathlib import Path
@@ -27,8 +28,10 @@ from spadegym_train.config import TrainConfig, to_dict
 from spadegym_train.design import (
     Candidate,
     PoolEnv,
-    accept,
+    commit,
+    find_copies,
     recorded_replies,
+    validate_candidates,
     write_candidates,
     write_hints,
 )
@@ -100,6 +103,19 @@ def solver_samples(episodes: list[Episode], baselines: RoleBaselines) -> list[Sa
         samples += [Sample("solver", t.prompt_ids, t.response_ids, seat_advantages[t.seat])
                     for t in episode.turns]
     return samples
+
+
+def draft_candidates(config: TrainConfig, policy: Any, engine: Any, tokenizer: Any, corpus: Any,
+                     memory: Any, sampler: random.Random, regeneration: int,
+                     recorded: list[str]) -> list[Candidate]:
+    """The designer's candidates for a regeneration, with their generation-time log-probs."""
+    candidates = write_candidates(config, engine, tokenizer, corpus, memory, sampler,
+                                  regeneration, recorded)
+    drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in candidates]
+    fill_old_logprobs(policy, drafts, config.micro_batch_size, config.temperature)
+    for candidate, draft in zip(candidates, drafts, strict=True):
+        candidate.old_logprobs = draft.old_logprobs
+    return candidates
 
 
 def designer_samples(config: TrainConfig, candidates: list[Candidate],
@@ -177,6 +193,8 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
     sandbox = open_episode_pool(config.executor, config.sandbox_workers)
     tokenizer = policy.tokenizer
     history: list[dict[str, float]] = []
+    background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    pending: concurrent.futures.Future | None = None
     try:
         while state.iteration < config.iterations:
             it = state.iteration
@@ -188,17 +206,22 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             if it % config.regen_interval == 0:
                 clock = time.perf_counter()
                 if spade:
-                    candidates = write_candidates(config, engine, tokenizer, corpus, memory,
-                                                  sampler, state.regeneration, recorded)
-                    drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0)
-                              for c in candidates]
-                    fill_old_logprobs(policy, drafts, config.micro_batch_size,
-                                      config.temperature)
-                    for candidate, draft in zip(candidates, drafts, strict=True):
-                        candidate.old_logprobs = draft.old_logprobs
+                    if state.next_candidates:  # written during the previous window
+                        candidates = state.next_candidates
+                    else:
+                        candidates = draft_candidates(config, policy, engine, tokenizer, corpus,
+                                                      memory, sampler, state.regeneration,
+                                                      recorded)
                     timings["designer"] = time.perf_counter() - clock
                     clock = time.perf_counter()
-                    accepted, validation = accept(config, candidates, memory,
+                    if pending is not None:  # validated in the background meanwhile
+                        reports = pending.result()
+                    else:
+                        reports = validate_candidates(config, candidates,
+                                                      find_copies(candidates, memory))
+                    pending = None
+                    state.next_candidates = []
+                    accepted, validation = commit(config, candidates, reports, memory,
                                                   workspace / "registry", it)
                     metrics.update(validation)
                     timings["validation"] = time.perf_counter() - clock
@@ -215,6 +238,17 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     metrics["designer/hints_written"] = float(
                         write_hints(config, engine, tokenizer, state.pool))
                     timings["designer"] += time.perf_counter() - clock
+                    # Written ahead even in a run's last window: a run extended later then
+                    # continues exactly as if it had never stopped.
+                    if config.async_regeneration:
+                        clock = time.perf_counter()
+                        state.next_candidates = draft_candidates(
+                            config, policy, engine, tokenizer, corpus, memory, sampler,
+                            state.regeneration + 1, recorded)
+                        copies = find_copies(state.next_candidates, memory)
+                        pending = background.submit(validate_candidates, config,
+                                                    state.next_candidates, copies)
+                        timings["designer"] += time.perf_counter() - clock
                 else:
                     chosen = sampler.sample(train_envs, min(config.pool_size, len(train_envs)))
                     state.pool = [e for e in (describe(sandbox, c) for c in chosen) if e]
@@ -291,6 +325,7 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     or state.iteration == config.iterations:
                 ckpt.save_checkpoint(workspace, state, policy, optimizer, memory)
     finally:
+        background.shutdown(wait=True)
         sandbox.close()
         engine.close()
         logger.close()

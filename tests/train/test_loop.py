@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,19 @@ def test_resume_reproduces_the_next_iteration(tiny, tmp_path):
     assert _stable(resumed[1]) == _stable(straight[2])
     lines = read_metrics(tmp_path / "b")
     assert [line["iteration"] for line in lines] == [0, 1, 2]
+
+
+def test_async_regeneration_writes_ahead_and_resumes_exactly(tiny, tmp_path):
+    # Windows of 2: the second window's candidates are written at iteration 0 and validated
+    # in the background; a run stopped after iteration 1 holds them in its checkpoint.
+    settings = {"regen_interval": 2, "async_regeneration": True}
+    straight = train(tiny(workspace=str(tmp_path / "a"), iterations=4, **settings))
+    assert straight[2]["validate/candidates"] > 0 and straight[3]["designer/candidates"] > 0
+    train(tiny(workspace=str(tmp_path / "b"), iterations=2, **settings))
+    state = json.loads((tmp_path / "b" / "checkpoints" / "it-000002" / "state.json").read_text())
+    assert state["next_candidates"]  # written ahead, not yet validated when it stopped
+    resumed = train(tiny(workspace=str(tmp_path / "b"), iterations=4, **settings))
+    assert [_stable(m) for m in resumed] == [_stable(m) for m in straight[2:]]
 
 
 def test_a_finished_workspace_is_not_overwritten(tiny):
