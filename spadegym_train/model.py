@@ -140,6 +140,23 @@ def save_random_base(config: TrainConfig, tokenizer: Any, folder: Path) -> str:
     return str(folder)
 
 
+def keep_4bit_differentiable(model: torch.nn.Module) -> None:
+    """Stop bitsandbytes repacking 4-bit weights for CPU inference.
+
+    On a CPU with AVX512-BF16, bitsandbytes (0.50) repacks a ``Linear4bit``'s weight at its
+    first eval-mode forward and from then on multiplies with ``gemv_4bit``, which has no
+    backward: every later training step silently drops the gradient through the frozen base
+    layers, so the LoRA weights below them get wrong gradients (its warning "an autograd
+    kernel was not registered"). Generation is an eval-mode forward, so a trainer hits this
+    from its first update. CUDA is not affected.
+    """
+    import bitsandbytes as bnb
+
+    for module in model.modules():
+        if isinstance(module, bnb.nn.Linear4bit):
+            module.support_avx512bf16_for_cpu = False
+
+
 def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
     """Load the base model (4-bit when asked), attach LoRA adapters, set up checkpointing.
 
@@ -172,6 +189,8 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
     model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
     if not config.load_in_4bit:
         model.to(device)
+    if config.load_in_4bit and device.type == "cpu":
+        keep_4bit_differentiable(model)
     if config.load_in_4bit:
         model = prepare_model_for_kbit_training(
             model, use_gradient_checkpointing=config.gradient_checkpointing,

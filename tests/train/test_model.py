@@ -48,6 +48,29 @@ def test_update_changes_lora_weights_only(tiny, four_bit):
         assert torch.equal(value, after_base[name]), f"base weight {name} changed"
 
 
+def test_4bit_gradients_do_not_change_after_generation(tiny):
+    """bitsandbytes repacks CPU 4-bit weights at an eval forward into a kernel with no backward."""
+    config = tiny(load_in_4bit=True)
+    policy = load_policy(config, config.workspace)
+    model = policy.model
+    ids = torch.arange(3, 27).reshape(2, 12)
+
+    def lora_gradients():
+        model.train()
+        model.zero_grad()
+        model(input_ids=ids).logits.float().pow(2).mean().backward()
+        model.eval()
+        return {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+
+    before = lora_gradients()
+    with torch.no_grad():  # what generation does
+        model(input_ids=ids[:, :1])
+    after = lora_gradients()
+    assert before and before.keys() == after.keys()
+    for name, gradient in before.items():
+        torch.testing.assert_close(after[name], gradient, msg=f"gradient of {name} changed")
+
+
 def test_reference_is_the_base_model(tiny):
     config = tiny()
     policy = load_policy(config, config.workspace)
