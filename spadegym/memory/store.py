@@ -354,11 +354,7 @@ class EnvironmentMemory:
         Cheap (a parse and one indexed lookup, no embedding): callers use it to refuse a
         repeated program before paying for its validation.
         """
-        row = self._db.execute(
-            "SELECT env_id FROM envs WHERE fingerprint = ? ORDER BY id LIMIT 1",
-            (summarize(source).fingerprint,),
-        ).fetchone()
-        return row[0] if row else None
+        return self._copy_of(summarize(source).fingerprint)
 
     def check_novelty(self, source: str, *, first_observation: str | None = None) -> Novelty:
         """Decide whether ``source`` is a new game or one the memory already holds.
@@ -368,7 +364,7 @@ class EnvironmentMemory:
         rule of ``DedupConfig`` decides; among duplicates the strongest evidence is named.
         """
         summary = summarize(source)
-        copy = self.find_copy(source)
+        copy = self._copy_of(summary.fingerprint)
         if copy is not None:
             return Novelty(False, copy, 1.0, f"exact copy of {copy} (same normalised code)", 1.0)
         vector = self._embed(
@@ -395,6 +391,13 @@ class EnvironmentMemory:
             f"{n.code_similarity or 0.0:.2f})",
             n.code_similarity or 0.0,
         )
+
+    def _copy_of(self, fingerprint: str) -> str | None:
+        """The first stored environment with this fingerprint, if any."""
+        row = self._db.execute(
+            "SELECT env_id FROM envs WHERE fingerprint = ? ORDER BY id LIMIT 1", (fingerprint,)
+        ).fetchone()
+        return row[0] if row else None
 
     def _neighbours(
         self, vector: np.ndarray, shape: str, k: int, exclude: str | None
