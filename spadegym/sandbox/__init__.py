@@ -6,6 +6,7 @@ See ``isolation`` for what the boundary covers and what it does not.
 from spadegym.sandbox.client import InProcessWorker, ProgramInfo, SandboxWorker, StepResult
 from spadegym.sandbox.config import SandboxConfig
 from spadegym.sandbox.pool import EnvHandle, SandboxPool, make_worker
+from spadegym.sandbox.supply import WorkerSupply, fresh_worker
 
 __all__ = [
     "EnvHandle",
@@ -15,5 +16,7 @@ __all__ = [
     "SandboxPool",
     "SandboxWorker",
     "StepResult",
+    "WorkerSupply",
+    "fresh_worker",
     "make_worker",
 ]

@@ -290,13 +290,13 @@ class SandboxWorker(_Operations):
         deadline = time.monotonic() + max(self.config.load_timeout, 30.0)
         hello = self._read_frame(deadline)
         if not isinstance(hello, dict) or hello.get("ok") is not True:
-            code = self._kill()
+            code = self.kill()
             raise SandboxError(f"the sandbox worker failed to start ({self.last_failure or code});"
                                " run with SPADEGYM_SANDBOX_DEBUG=1 to see its error output.")
         self.layers = hello["v"].get("layers", {})
         missing = [name for name, layer in self.layers.items() if not layer.get("active")]
         if missing and self.config.require_isolation:
-            self._kill()
+            self.kill()
             raise SandboxError(
                 f"isolation layers not active: {', '.join(missing)} "
                 f"({'; '.join(self.layers[m]['detail'] for m in missing)}); run `spadegym "
@@ -323,9 +323,14 @@ class SandboxWorker(_Operations):
                 self._proc.wait(timeout=1.0)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        self._kill()
+        self.kill()
 
-    def _kill(self) -> int | None:
+    def kill(self) -> int | None:
+        """Stop the worker process at once (no graceful exit) and remove its folder.
+
+        Returns:
+            The process's exit status, or ``None`` if there was no process or it did not end.
+        """
         code = None
         if self._proc is not None:
             self.generation += 1  # every instance in the process is gone with it
@@ -357,7 +362,7 @@ class SandboxWorker(_Operations):
 
     def __del__(self) -> None:
         try:
-            self._kill()
+            self.kill()
         except Exception:  # interpreter shutdown: nothing sensible left to do
             pass
 
@@ -421,7 +426,7 @@ class SandboxWorker(_Operations):
             while view:
                 view = view[os.write(fd, view):]
         except OSError:
-            code = self._kill()
+            code = self.kill()
             failure = ProgramError(f"the sandbox worker had died (exit {code}); it will restart.",
                                    "crash")
             return [failure] * len(requests)
@@ -445,7 +450,7 @@ class SandboxWorker(_Operations):
         """Kill the worker after a hard timeout, a crash or a bad frame; describe what happened."""
         what = request.get("m") or request.get("op")
         reason = self.last_failure
-        code = self._kill()
+        code = self.kill()
         if reason == "timeout":
             return ProgramError(f"{what}() did not return within the deadline and could not be "
                                 "interrupted; the worker was killed and restarted.", "timeout")

@@ -93,6 +93,16 @@ class SandboxPool:
         pool._load = [0] * len(pool.workers)
         return pool
 
+    def start(self) -> None:
+        """Start every worker process now, instead of at its first use.
+
+        Raises:
+            SandboxError: a worker could not be started.
+        """
+        for worker in self.workers:
+            if isinstance(worker, SandboxWorker):
+                worker.start()
+
     def open(self, source: str, filename: str = "<program>") -> EnvHandle:
         """Create an instance of ``source`` on the least busy worker."""
         index = min(range(len(self.workers)), key=self._load.__getitem__)

@@ -12,23 +12,26 @@ the policy could otherwise tamper with the verdict on the next one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import functools
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym import compat, contract
 from spadegym.errors import ConfigError, ProgramError, SandboxError
 from spadegym.extract import extract_program
-from spadegym.sandbox import SandboxConfig, make_worker
+from spadegym.sandbox import SandboxConfig, WorkerSupply, fresh_worker
 from spadegym.sandbox.pool import Worker
 from spadegym.validation import checks, static
 from spadegym.validation.report import CheckResult, ValidationReport
 
-__all__ = ["CheckResult", "ValidationConfig", "ValidationReport", "validate", "validate_many"]
+__all__ = ["CheckResult", "ValidationConfig", "ValidationReport", "Validator", "validate",
+           "validate_many"]
 
 CHECK_ORDER = ("extract", "size", "syntax", "policy", "structure", "load", "api", "solvable",
                "procedural", "determinism", "not_trivial", "robust", "budget", "hint", "novelty")
@@ -115,13 +118,24 @@ def validate(text: str, config: ValidationConfig | None = None, *, memory: Any =
         A ``ValidationReport``; ``report.ok`` is True when every check passed.
     """
     config = config or ValidationConfig()
+    lease = (lambda: contextlib.nullcontext(worker)) if worker is not None \
+        else (lambda: fresh_worker(config.sandbox))
+    return _validate(text, config, memory, lease)
+
+
+Lease = Callable[[], AbstractContextManager[Worker]]
+"""Gives the worker a validation runs in, for the ``with`` block of the sandboxed checks."""
+
+
+def _validate(text: str, config: ValidationConfig, memory: Any, lease: Lease
+              ) -> ValidationReport:
     report = ValidationReport()
     started_all = time.perf_counter()
     run = _Run(report)
     try:
         code = _static(text, run)
-        if code is not None:
-            _sandboxed(code, config, memory, worker, run)
+        if code is not None:  # a worker only for programs that got past the static checks
+            _sandboxed(code, config, memory, lease, run)
     finally:
         done = {c.name for c in report.checks}
         report.not_run = [n for n in CHECK_ORDER if n not in done
@@ -174,19 +188,15 @@ def _static_checks(text: str, run: _Run) -> str | None:
     return code
 
 
-def _sandboxed(code: str, config: ValidationConfig, memory: Any, worker: Worker | None,
+def _sandboxed(code: str, config: ValidationConfig, memory: Any, lease: Lease,
                run: _Run) -> None:
     report = run.report
-    own = worker is None
-    worker = worker or make_worker(config.sandbox)
     try:
-        _dynamic(code, config, memory, worker, run)
+        with lease() as worker:
+            _dynamic(code, config, memory, worker, run)
     except SandboxError as exc:
         name = next(n for n in CHECK_ORDER if n not in {c.name for c in report.checks})
         run.record(name, f"The sandbox failed while checking: {exc}", time.perf_counter())
-    finally:
-        if own:
-            worker.close()
 
 
 def _load(code: str, worker: Worker, report: ValidationReport) -> tuple[Any, str | None]:
@@ -329,6 +339,9 @@ def validate_many(texts: Iterable[str], config: ValidationConfig | None = None, 
                   ) -> list[ValidationReport]:
     """Validate several programs concurrently, each in its own fresh worker.
 
+    For validation that recurs over a long run, keep a ``Validator`` instead: it starts the
+    workers ahead of need and keeps its executor.
+
     Args:
         texts: programs or raw replies.
         config: shared configuration.
@@ -342,29 +355,111 @@ def validate_many(texts: Iterable[str], config: ValidationConfig | None = None, 
         The reports, in the order of ``texts``. Work an executor lost comes back as a failed
         report whose ``executor`` check says why.
     """
-    from spadegym.executors import get_executor
+    with Validator(config, workers=workers, executor=executor, ahead=0, warm=False) as validator:
+        return validator.validate_many(texts, memory=memory, progress=progress)
 
-    items = list(texts)
-    chosen = get_executor(executor, workers)
 
-    def finished(k: int, result: Any) -> None:
-        if progress is not None:
-            progress(k, _as_report(result))
+class Validator:
+    """Validation for a long run: workers started ahead of need, and one executor kept.
 
-    try:
-        results = chosen.map(functools.partial(validate, config=config), items,
-                             progress=finished if memory is None else None)
-    finally:
-        if chosen is not executor:
-            chosen.close()
-    reports = [_as_report(r) for r in results]
-    if memory is not None:
-        for k, report in enumerate(reports):
-            if report.ok and report.program is not None:
-                _judge_novelty(report, memory)
+    Every program still gets a fresh worker of its own, exactly as with ``validate``; the
+    workers are only started before the programs arrive (``WorkerSupply``), so a validation
+    does not wait the ~50 ms a worker takes to start. ``warm`` also does, on a background
+    thread, the one-off work of a process's first validation (importing hypothesis and
+    Gymnasium's checker, drawing the fuzzer's examples).
+
+    Args:
+        config: how hard to look; defaults to ``ValidationConfig()``.
+        workers: how many validations run at once.
+        executor: ``"local"`` (default), ``"ray"``, ``"ray:<address>"`` or an ``Executor``
+            (one the caller made stays the caller's to close). With Ray the workers live in
+            the actors, so none are started ahead here.
+        ahead: started workers kept waiting; defaults to ``workers``. Each is an idle process
+            of about 20 MiB.
+        warm: do the first validation's one-off work now, in the background.
+
+    Safe to use from several threads. Close it (or use it as a context manager) to stop the
+    waiting workers.
+    """
+
+    def __init__(self, config: ValidationConfig | None = None, *, workers: int = 2,
+                 executor: Any = None, ahead: int | None = None, warm: bool = True):
+        from spadegym.executors import LocalExecutor, get_executor
+
+        self.config = config or ValidationConfig()
+        self.executor = get_executor(executor, workers)
+        self._owns_executor = self.executor is not executor
+        local = isinstance(self.executor, LocalExecutor)
+        self.supply = WorkerSupply(self.config.sandbox,
+                                   (workers if ahead is None else ahead) if local else 0)
+        self._warming: threading.Thread | None = None
+        if warm and local:
+            self._warming = threading.Thread(target=_warm_up, args=(self.config,),
+                                             name="spadegym-validation-warm-up", daemon=True)
+            self._warming.start()
+
+    def validate(self, text: str, *, memory: Any = None) -> ValidationReport:
+        """``validate(text)`` in a worker from the supply, in this process."""
+        return _validate(text, self.config, memory, self.supply.lease)
+
+    def validate_many(self, texts: Iterable[str], *, memory: Any = None,
+                      progress: Callable[[int, ValidationReport], None] | None = None,
+                      ) -> list[ValidationReport]:
+        """Validate several programs concurrently; see the module function ``validate_many``."""
+        from spadegym.executors import LocalExecutor
+
+        items = list(texts)
+        task = self.validate if isinstance(self.executor, LocalExecutor) \
+            else _RemoteValidation(self.config)
+
+        def finished(k: int, result: Any) -> None:
             if progress is not None:
-                progress(k, report)
-    return reports
+                progress(k, _as_report(result))
+
+        results = self.executor.map(task, items, progress=finished if memory is None else None)
+        reports = [_as_report(r) for r in results]
+        if memory is not None:
+            for k, report in enumerate(reports):
+                if report.ok and report.program is not None:
+                    _judge_novelty(report, memory)
+                if progress is not None:
+                    progress(k, report)
+        return reports
+
+    def close(self) -> None:
+        """Kill the waiting workers and close the executor if this validator made it."""
+        if self._warming is not None:
+            self._warming.join()
+        self.supply.close()
+        if self._owns_executor:
+            self.executor.close()
+
+    def __enter__(self) -> Validator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class _RemoteValidation:
+    """``validate`` with a config, as a picklable task for an executor in other processes."""
+
+    config: ValidationConfig
+
+    def __call__(self, text: str) -> ValidationReport:
+        return validate(text, self.config)
+
+
+def _warm_up(config: ValidationConfig) -> None:
+    """The one-off work of a process's first validation, done ahead."""
+    from gymnasium.utils import env_checker  # noqa: F401 (imported for its cost)
+
+    from spadegym.env import ProgramEnv  # noqa: F401
+    from spadegym.validation.fuzz import MAX_FUZZ_TURNS, draw_templates
+
+    if config.fuzz_examples > 0:  # the usual length: programs rarely allow fewer turns
+        draw_templates(config.fuzz_examples, config.fuzz_seed, MAX_FUZZ_TURNS)
 
 
 def _as_report(result: Any) -> ValidationReport:

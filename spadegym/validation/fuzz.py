@@ -23,6 +23,9 @@ from spadegym.validation.episodes import Episode, play
 # validation's stepping) and filled with each program's own solution moves when played.
 Template = tuple
 
+MAX_FUZZ_TURNS = 4
+"""Replies per fuzzed episode, at most (fewer when a program's ``max_turns`` is lower)."""
+
 
 def template_strategy() -> st.SearchStrategy[Template]:
     """Replies a fuzzer plays: arbitrary, boxed, numeric, tool-call shaped, or near-solutions."""
@@ -114,7 +117,7 @@ def fuzz(
         return None
     episodes = [
         Episode(seed=s, actions=[materialise(t, moves) for t in templates])
-        for s, templates in draw_templates(examples, seed, min(4, max_turns))
+        for s, templates in draw_templates(examples, seed, min(MAX_FUZZ_TURNS, max_turns))
     ]
     play(worker, info, episodes, max_turns)
     for episode in episodes:
