@@ -18,7 +18,7 @@ from typing import Any
 
 from spadegym.designer.prompts import Example, design_messages, hint_messages
 from spadegym.extract import extract_program
-from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, validate_many
+from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
 from spadegym_train.engines.base import encode_chat
 from spadegym_train.library import register
 
@@ -147,17 +147,6 @@ def write_candidates(config: Any, engine: Any, tokenizer: Any, corpus: Any, memo
     return candidates
 
 
-def accept(config: Any, candidates: list[Candidate], memory: Any, registry_root: Path,
-           iteration: int) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
-    """Validate every candidate; register and remember the valid, new ones.
-
-    Returns:
-        ``(candidate, report)`` for each accepted candidate, and ``validate/`` metrics.
-    """
-    reports = validate_candidates(config, candidates, find_copies(candidates, memory))
-    return commit(config, candidates, reports, memory, registry_root, iteration)
-
-
 def find_copies(candidates: list[Candidate], memory: Any) -> dict[int, str]:
     """Candidates whose program the memory already holds (same normalised code): index -> id.
 
@@ -174,16 +163,19 @@ def find_copies(candidates: list[Candidate], memory: Any) -> dict[int, str]:
     return copies
 
 
-def validate_candidates(config: Any, candidates: list[Candidate],
+def validation_config(config: Any) -> ValidationConfig:
+    """How hard the run's validation looks."""
+    return ValidationConfig(fuzz_examples=config.fuzz_examples)
+
+
+def validate_candidates(validator: Validator, candidates: list[Candidate],
                         copies: dict[int, str]) -> list[Any]:
     """A validation report per candidate (the copies get a failed ``novelty`` check).
 
     Touches neither the memory nor the registry, so it may run on a background thread.
     """
-    validation = ValidationConfig(fuzz_examples=config.fuzz_examples)
     to_validate = [k for k in range(len(candidates)) if k not in copies]
-    validated = validate_many([candidates[k].text for k in to_validate], validation,
-                              workers=config.validation_workers, executor=config.executor)
+    validated = validator.validate_many([candidates[k].text for k in to_validate])
     reports: list[Any] = [None] * len(candidates)
     for k, report in zip(to_validate, validated, strict=True):
         reports[k] = report

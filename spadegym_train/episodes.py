@@ -185,7 +185,9 @@ def open_episode_pool(executor: str, sandbox_workers: int) -> SandboxPool:
         sandbox_workers: worker processes of the local pool, or of each Ray actor.
     """
     if executor == "local":
-        return SandboxPool(sandbox_workers)
+        pool = SandboxPool(sandbox_workers)
+        pool.start()
+        return pool
     from spadegym.vector_ray import RaySandboxPool
 
     address = executor[4:] if executor.startswith("ray:") else None

@@ -3,7 +3,7 @@
 Reading: every ``<root>/<Name>-v<N>/env.py``, straight from the folders (the shipped library
 is trusted and needs no manifest). Writing: accepted programs are added to the run's own
 registry with ``spadegym.registry.Registry.add`` (their passing report is reused, so they are
-not validated twice), or in the same folder layout where that class is not available.
+not validated twice).
 The held-out evaluation slice is chosen by a hash of the id, so it never depends on the order
 of the folder listing or on which other environments exist.
 """
@@ -11,13 +11,9 @@ of the folder listing or on which other environments exist.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-SHIPPED_REGISTRY = Path(__file__).resolve().parent.parent / "registry"
-"""The shipped library, next to the packages in a source checkout."""
 
 
 @dataclass(frozen=True)
@@ -29,8 +25,12 @@ class LibraryEnv:
 
 
 def read_library(root: str | Path | None) -> list[LibraryEnv]:
-    """Every environment in a registry folder, sorted by id."""
-    root = Path(root) if root is not None else SHIPPED_REGISTRY
+    """Every environment in a registry folder (``None``: the shipped library), sorted by id."""
+    from spadegym.registry.roots import shipped_root
+
+    root = Path(root) if root is not None else shipped_root()
+    if root is None:
+        return []
     found = []
     for program in sorted(root.glob("*/env.py")):
         found.append(LibraryEnv(program.parent.name, program.read_text(encoding="utf-8")))
@@ -60,23 +60,7 @@ def register(root: Path, program: str, report: Any, provenance: dict[str, Any]) 
         report: its passing ``ValidationReport``.
         provenance: where it came from (iteration, skill, scripted or generated).
     """
-    try:
-        from spadegym.registry import Registry  # the shared registry, once it offers add()
-    except ImportError:
-        Registry = None  # noqa: N806
-    if Registry is not None and hasattr(Registry, "add"):
-        entry = Registry(root).add(program, report=report, provenance=provenance)
-        return str(getattr(entry, "folder", None) or getattr(entry, "id", entry)).split("/")[-1]
-    from spadegym.registry.ids import base_name, folder_name, free_name, parse_folder
+    from spadegym.registry import Registry
 
-    root.mkdir(parents=True, exist_ok=True)
-    taken = [parsed[0] for p in root.iterdir() if (parsed := parse_folder(p.name))]
-    folder = folder_name(free_name(base_name(report.class_name or "Env"), taken), 0)
-    target = root / folder
-    temp = root / f".tmp-{folder}"
-    temp.mkdir()
-    (temp / "env.py").write_text(program, encoding="utf-8")
-    record = {"id": folder, "provenance": provenance, "validation": report.to_dict()}
-    (temp / "report.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    temp.rename(target)
-    return folder
+    gym_id = Registry(root).add(program, report=report, provenance=provenance)
+    return gym_id.split("/", 1)[1]

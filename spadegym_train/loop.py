@@ -12,6 +12,7 @@ policy-gradient update of the LoRA weights; (7) evaluation, metrics, checkpoint.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import random
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ import torch
 
 from spadegym.errors import ConfigError, ProgramError
 from spadegym.sandbox import SandboxPool
+from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
 from spadegym_train.advantages import RoleBaselines, designer_advantages, solver_advantages
 from spadegym_train.config import TrainConfig, to_dict
@@ -32,6 +34,7 @@ from spadegym_train.design import (
     find_copies,
     recorded_replies,
     validate_candidates,
+    validation_config,
     write_candidates,
     write_hints,
 )
@@ -171,31 +174,43 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
     seed_everything(config.seed)
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
-    policy = load_policy(config, workspace)
-    optimizer = make_optimizer(config, policy.lora_parameters())
-    state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
-    if checkpoint is not None:
-        state = ckpt.load_checkpoint(checkpoint, policy, optimizer)
-    engine = make_engine(config, policy, str(workspace))
-    logger = MetricsLogger(workspace, config)
-    logger.truncate(state.iteration)
     spade = config.mode == "spade"
-    memory = EnvironmentMemory(workspace / "memory", embedder_from_name(config.memory_embedder)) \
-        if spade else None
-    corpus = load_corpus(config.corpus) if spade else None
-    recorded = recorded_replies(config.scripted_designer)
-    train_envs, eval_envs = split_library(read_library(config.registry), config.eval_fraction)
-    baselines = RoleBaselines(config.rae_decay)
-    if state.baselines:
-        baselines.load_state_dict(state.baselines)
-    sampler = random.Random()
-    sampler.setstate(state.sampler)
-    sandbox = open_episode_pool(config.executor, config.sandbox_workers)
-    tokenizer = policy.tokenizer
-    history: list[dict[str, float]] = []
-    background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    pending: concurrent.futures.Future | None = None
-    try:
+    with contextlib.ExitStack() as resources:  # closed in reverse order, however the run ends
+        # Started first: its workers and one-off imports overlap the model's loading.
+        validator = resources.enter_context(Validator(
+            validation_config(config), workers=config.validation_workers,
+            executor=config.executor)) if spade else None
+        policy = load_policy(config, workspace)
+        optimizer = make_optimizer(config, policy.lora_parameters())
+        state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
+        if checkpoint is not None:
+            state = ckpt.load_checkpoint(checkpoint, policy, optimizer)
+        engine = make_engine(config, policy, str(workspace))
+        resources.callback(engine.close)
+        logger = MetricsLogger(workspace, config)
+        resources.callback(logger.close)
+        logger.truncate(state.iteration)
+        memory = None
+        if spade:
+            memory = EnvironmentMemory(workspace / "memory",
+                                       embedder_from_name(config.memory_embedder))
+            resources.callback(memory.close)
+        corpus = load_corpus(config.corpus) if spade else None
+        recorded = recorded_replies(config.scripted_designer)
+        train_envs, eval_envs = split_library(read_library(config.registry),
+                                              config.eval_fraction)
+        baselines = RoleBaselines(config.rae_decay)
+        if state.baselines:
+            baselines.load_state_dict(state.baselines)
+        sampler = random.Random()
+        sampler.setstate(state.sampler)
+        sandbox = open_episode_pool(config.executor, config.sandbox_workers)
+        resources.callback(sandbox.close)
+        tokenizer = policy.tokenizer
+        history: list[dict[str, float]] = []
+        background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        resources.callback(background.shutdown, wait=True)
+        pending: concurrent.futures.Future | None = None
         while state.iteration < config.iterations:
             it = state.iteration
             started = time.perf_counter()
@@ -217,7 +232,7 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     if pending is not None:  # validated in the background meanwhile
                         reports = pending.result()
                     else:
-                        reports = validate_candidates(config, candidates,
+                        reports = validate_candidates(validator, candidates,
                                                       find_copies(candidates, memory))
                     pending = None
                     state.next_candidates = []
@@ -246,7 +261,7 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                             config, policy, engine, tokenizer, corpus, memory, sampler,
                             state.regeneration + 1, recorded)
                         copies = find_copies(state.next_candidates, memory)
-                        pending = background.submit(validate_candidates, config,
+                        pending = background.submit(validate_candidates, validator,
                                                     state.next_candidates, copies)
                         timings["designer"] += time.perf_counter() - clock
                 else:
@@ -324,13 +339,6 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             if state.iteration % config.checkpoint_interval == 0 \
                     or state.iteration == config.iterations:
                 ckpt.save_checkpoint(workspace, state, policy, optimizer, memory)
-    finally:
-        background.shutdown(wait=True)
-        sandbox.close()
-        engine.close()
-        logger.close()
-        if memory is not None:
-            memory.close()
     return history
 
 
