@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from spadegym.errors import ProgramError, SandboxError
+from spadegym.errors import ProgramError
 from spadegym.sandbox import EnvHandle, SandboxPool, StepResult
 from spadegym_train.engines.base import GenerationEngine, encode_chat
 
@@ -137,18 +137,33 @@ def _clip(value: Any) -> float:
     return max(-1.0, min(1.0, number)) if math.isfinite(number) else 0.0
 
 
-def _start(live: _Live) -> None:
-    spec = live.spec
-    observation, info = live.handle.reset(spec.seed)
-    if spec.use_program_hint:
-        try:
-            spec.hint = live.handle.hint()
-        except ProgramError:  # a failing hint() means no hint, as when none exists
-            spec.hint = None
-    live.episode.hinted = bool(spec.hint)
-    live.first = observation
-    live.seat = int(info.get("player", 0)) if spec.num_players == 2 else 0
-    live.observe(live.seat, observation)
+def _start_all(specs: Sequence[EpisodeSpec], pool: SandboxPool) -> list[_Live]:
+    """Open and reset every episode's instance, each worker's in one batch; fetch hints."""
+    lives = []
+    for spec, handle in zip(specs, pool.open_many([(s.source, s.env_key) for s in specs]),
+                            strict=True):
+        live = _Live(spec, handle if isinstance(handle, EnvHandle) else None)
+        if live.handle is None:
+            live.finish([0.0] * spec.num_players, handle)
+        lives.append(live)
+    opened = [live for live in lives if live.handle is not None]
+    resets = pool.reset_batch([(live.handle, live.spec.seed, None) for live in opened])
+    for live, reset in zip(opened, resets, strict=True):
+        if isinstance(reset, ProgramError):
+            live.finish([0.0] * live.spec.num_players, reset)
+            continue
+        observation, info = reset
+        spec = live.spec
+        if spec.use_program_hint:
+            try:
+                spec.hint = live.handle.hint()
+            except ProgramError:  # a failing hint() means no hint, as when none exists
+                spec.hint = None
+        live.episode.hinted = bool(spec.hint)
+        live.first = observation
+        live.seat = int(info.get("player", 0)) if spec.num_players == 2 else 0
+        live.observe(live.seat, observation)
+    return lives
 
 
 def _advance(live: _Live, result: StepResult | ProgramError) -> None:
@@ -218,16 +233,7 @@ def play_episodes(specs: Sequence[EpisodeSpec], pool: SandboxPool, engine: Gener
 
     timings = timings if timings is not None else {}
     clock = time.perf_counter()
-    lives: list[_Live] = []
-    for spec in specs:
-        try:
-            live = _Live(spec, pool.open(spec.source, spec.env_key))
-            _start(live)
-        except (ProgramError, SandboxError) as exc:
-            live = _Live(spec, None)
-            error = exc if isinstance(exc, ProgramError) else ProgramError(str(exc), "sandbox")
-            live.finish([0.0] * spec.num_players, error)
-        lives.append(live)
+    lives = _start_all(specs, pool)
     timings["env"] = timings.get("env", 0.0) + time.perf_counter() - clock
     while True:
         active = [live for live in lives if not live.done]
@@ -250,8 +256,6 @@ def play_episodes(specs: Sequence[EpisodeSpec], pool: SandboxPool, engine: Gener
             _advance(live, result)
         timings["env"] = timings.get("env", 0.0) + time.perf_counter() - clock
     clock = time.perf_counter()
-    for live in lives:
-        if live.handle is not None:
-            pool.release(live.handle)
+    pool.release_many([live.handle for live in lives if live.handle is not None])
     timings["env"] = timings.get("env", 0.0) + time.perf_counter() - clock
     return [live.episode for live in lives]

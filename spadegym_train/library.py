@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadegym.registry.store import Registry  # imported up front: pydantic takes ~0.1 s
+
 
 @dataclass(frozen=True)
 class LibraryEnv:
@@ -60,7 +62,5 @@ def register(root: Path, program: str, report: Any, provenance: dict[str, Any]) 
         report: its passing ``ValidationReport``.
         provenance: where it came from (iteration, skill, scripted or generated).
     """
-    from spadegym.registry import Registry
-
     gym_id = Registry(root).add(program, report=report, provenance=provenance)
     return gym_id.split("/", 1)[1]

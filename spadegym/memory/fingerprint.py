@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import hashlib
 import inspect
 import re
@@ -79,8 +80,12 @@ class ProgramSummary:
     shape: str
 
 
+@functools.lru_cache(maxsize=256)
 def summarize(source: str) -> ProgramSummary:
     """Parse ``source`` and summarise it without running it.
+
+    Cached by source text: one program is summarised by the exact-copy check, the novelty
+    check and ``add`` in turn.
 
     Args:
         source: the text of an environment program.

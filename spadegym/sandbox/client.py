@@ -124,6 +124,16 @@ def _check(value: Any, checker: Any) -> Any:
         raise ProgramError(str(exc), "contract") from None
 
 
+def reset_result(response: dict | ProgramError) -> tuple[str, dict] | ProgramError:
+    """A reset response as a checked ``(observation, info)``, or the ``ProgramError`` value."""
+    if isinstance(response, ProgramError):
+        return response
+    try:
+        return tuple(_check(_result(response, "reset"), protocol.check_reset))
+    except ProgramError as exc:
+        return exc
+
+
 class _Operations(abc.ABC):
     """The operations on programs and instances, over ``_exchange`` (one response a request)."""
 

@@ -8,11 +8,19 @@ any answer is read, so the workers compute in parallel.
 
 from __future__ import annotations
 
+import concurrent.futures
+import hashlib
 import os
 from collections.abc import Sequence
 
-from spadegym.errors import ProgramError
-from spadegym.sandbox.client import InProcessWorker, ProgramInfo, SandboxWorker, StepResult
+from spadegym.errors import ProgramError, SandboxError
+from spadegym.sandbox.client import (
+    InProcessWorker,
+    ProgramInfo,
+    SandboxWorker,
+    StepResult,
+    reset_result,
+)
 from spadegym.sandbox.config import SandboxConfig
 
 Worker = SandboxWorker | InProcessWorker
@@ -75,6 +83,15 @@ class EnvHandle:
         self.generation = -1
 
 
+AFFINITY_SLACK = 2
+"""Instances above the least busy worker that a worker may hold and still get another instance
+of a program it has loaded: a load costs a compile (milliseconds), a busier worker a little
+step latency."""
+
+_MAX_REMEMBERED = 4096
+"""Programs whose workers a pool remembers."""
+
+
 class SandboxPool:
     """A fixed set of workers sharing many environment instances."""
 
@@ -83,6 +100,7 @@ class SandboxPool:
         size = size or os.cpu_count() or 1
         self.workers: list[Worker] = [make_worker(self.config) for _ in range(size)]
         self._load = [0] * size
+        self._holders: dict[bytes, set[int]] = {}
 
     @classmethod
     def from_workers(cls, workers: Sequence[Worker]) -> SandboxPool:
@@ -91,6 +109,7 @@ class SandboxPool:
         pool.config = workers[0].config
         pool.workers = list(workers)
         pool._load = [0] * len(pool.workers)
+        pool._holders = {}
         return pool
 
     def start(self) -> None:
@@ -103,50 +122,153 @@ class SandboxPool:
             if isinstance(worker, SandboxWorker):
                 worker.start()
 
-    def open(self, source: str, filename: str = "<program>") -> EnvHandle:
-        """Create an instance of ``source`` on the least busy worker."""
-        index = min(range(len(self.workers)), key=self._load.__getitem__)
-        handle = EnvHandle(self.workers[index], source, filename)
+    def _choose(self, source: str) -> int:
+        """The worker for a new instance of ``source`` (see ``open``); counts it as busier."""
+        least = min(range(len(self.workers)), key=self._load.__getitem__)
+        key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest()
+        holders = self._holders.get(key)
+        index = least
+        if holders:
+            best = min(holders, key=self._load.__getitem__)
+            if self._load[best] <= self._load[least] + AFFINITY_SLACK:
+                index = best
         self._load[index] += 1
-        return handle
+        if len(self._holders) >= _MAX_REMEMBERED:
+            self._holders.clear()  # only a hint: a forgotten program is compiled once more
+        self._holders.setdefault(key, set()).add(index)
+        return index
+
+    def open(self, source: str, filename: str = "<program>") -> EnvHandle:
+        """Create an instance of ``source``, on a worker that has loaded it when one is free.
+
+        A worker that has compiled the program gets the instance unless it holds more than
+        ``AFFINITY_SLACK`` instances above the least busy worker, which gets it otherwise.
+        """
+        index = self._choose(source)
+        try:
+            return EnvHandle(self.workers[index], source, filename)
+        except BaseException:
+            self._load[index] -= 1
+            raise
+
+    def open_many(self, items: Sequence[tuple[str, str]]) -> list[EnvHandle | ProgramError]:
+        """``open`` for many ``(source, filename)`` pairs, the workers loading in parallel.
+
+        Returns:
+            A handle, or the ``ProgramError`` that creating it raised (a sandbox failure comes
+            back as one of kind ``"sandbox"``), per item in order.
+        """
+        chosen = [self._choose(source) for source, _ in items]
+        results: list[EnvHandle | ProgramError | None] = [None] * len(items)
+
+        def create(positions: list[int]) -> None:
+            for position in positions:
+                source, filename = items[position]
+                try:
+                    results[position] = EnvHandle(self.workers[chosen[position]], source,
+                                                  filename)
+                except ProgramError as exc:
+                    results[position] = exc
+                except SandboxError as exc:
+                    results[position] = ProgramError(str(exc), "sandbox")
+                if isinstance(results[position], ProgramError):
+                    self._load[chosen[position]] -= 1
+
+        by_worker: dict[int, list[int]] = {}
+        for position, index in enumerate(chosen):
+            by_worker.setdefault(index, []).append(position)
+        if len(by_worker) <= 1:
+            for positions in by_worker.values():
+                create(positions)
+        else:  # a worker's loads are compiles in that process: run them side by side
+            with concurrent.futures.ThreadPoolExecutor(len(by_worker)) as threads:
+                list(threads.map(create, by_worker.values()))
+        return results  # type: ignore[return-value]
 
     def release(self, handle: EnvHandle) -> None:
         """Close an instance opened by this pool."""
-        handle.close()
-        for index, worker in enumerate(self.workers):
-            if worker is handle.worker:
-                self._load[index] = max(0, self._load[index] - 1)
+        self.release_many([handle])
+
+    def release_many(self, handles: Sequence[EnvHandle]) -> None:
+        """Close instances opened by this pool, each worker's in one exchange."""
+        live = [h for h in handles if not h.lost]
+        self._exchange_batch([(h.worker, {"op": "close", "i": h.instance}) for h in live])
+        for handle in handles:
+            handle.generation = -1
+            for index, worker in enumerate(self.workers):
+                if worker is handle.worker:
+                    self._load[index] = max(0, self._load[index] - 1)
+
+    def reset_batch(self, batch: Sequence[tuple[EnvHandle, int | None, dict | None]]
+                    ) -> list[tuple[str, dict] | ProgramError]:
+        """Reset many instances at once, each worker's in one exchange.
+
+        Args:
+            batch: ``(handle, seed, options)`` items; a lost handle is re-created first.
+
+        Returns:
+            ``(observation, info)`` or the ``ProgramError``, per item in order.
+        """
+        results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
+        ready = []
+        for position, (handle, _, _) in enumerate(batch):
+            try:
+                if handle.lost:
+                    handle._create()
+                ready.append(position)
+            except ProgramError as exc:
+                results[position] = exc
+            except SandboxError as exc:
+                results[position] = ProgramError(str(exc), "sandbox")
+        answers = self._exchange_batch([
+            (batch[p][0].worker, {"op": "reset", "i": batch[p][0].instance, "seed": batch[p][1],
+                                  "options": batch[p][2]}) for p in ready])
+        for position, answer in zip(ready, answers, strict=True):
+            results[position] = reset_result(answer)
+        return results  # type: ignore[return-value]
 
     def step_batch(self, batch: Sequence[tuple[EnvHandle, str]]) -> list[StepResult | ProgramError]:
         """Step many instances at once; each result is a ``StepResult`` or a ``ProgramError``."""
         results: list[StepResult | ProgramError | None] = [None] * len(batch)
-        groups: dict[int, list[int]] = {}
+        live = []
         for position, (handle, _) in enumerate(batch):
             if handle.lost:
                 results[position] = ProgramError(
                     "the environment was lost when its worker restarted; call reset().", "lost")
             else:
-                groups.setdefault(id(handle.worker), []).append(position)
+                live.append(position)
+        answers = self._exchange_batch([
+            (batch[p][0].worker, {"op": "step", "i": batch[p][0].instance, "a": batch[p][1]})
+            for p in live])
+        for position, answer in zip(live, answers, strict=True):
+            (results[position],) = batch[position][0].worker.step_results([answer])
+        return results  # type: ignore[return-value]
+
+    def _exchange_batch(self, items: Sequence[tuple[Worker, dict]]) -> list[dict | ProgramError]:
+        """Send every request, each worker's in one message, then read the answers.
+
+        All workers compute at once; the answers come back in the order of ``items``.
+        """
+        answers: list[dict | ProgramError | None] = [None] * len(items)
+        groups: dict[int, list[int]] = {}
+        for position, (worker, _) in enumerate(items):
+            groups.setdefault(id(worker), []).append(position)
         sent = []
         for positions in groups.values():
-            worker = batch[positions[0]][0].worker
-            requests = [{"op": "step", "i": batch[p][0].instance, "a": batch[p][1]}
-                        for p in positions]
-            if isinstance(worker, SandboxWorker):
-                failed = worker.send(requests)
-                sent.append((worker, positions, requests, failed))
-            else:
-                sent.append((worker, positions, requests, None))
+            worker = items[positions[0]][0]
+            requests = [items[p][1] for p in positions]
+            failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
+            sent.append((worker, positions, requests, failed))
         for worker, positions, requests, failed in sent:
             if failed is not None:
-                answers = failed
+                replies = failed
             elif isinstance(worker, SandboxWorker):
-                answers = worker.receive(requests, self.config.call_timeout)
+                replies = worker.receive(requests, self.config.call_timeout)
             else:
-                answers = worker._exchange(requests, self.config.call_timeout)
-            for position, answer in zip(positions, worker.step_results(answers)):
-                results[position] = answer
-        return results  # type: ignore[return-value]
+                replies = worker._exchange(requests, self.config.call_timeout)
+            for position, reply in zip(positions, replies, strict=True):
+                answers[position] = reply
+        return answers  # type: ignore[return-value]
 
     def close(self) -> None:
         """Stop every worker."""

@@ -16,7 +16,6 @@ import contextlib
 import dataclasses
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -201,7 +200,7 @@ def _sandboxed(code: str, config: ValidationConfig, memory: Any, lease: Lease,
 
 def _load(code: str, worker: Worker, report: ValidationReport) -> tuple[Any, str | None]:
     try:
-        info = worker.load(code)
+        info = worker.load_cached(code)
     except ProgramError as exc:
         return None, str(exc)
     problems = []
@@ -241,7 +240,7 @@ def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker,
         nonlocal generation
         t = time.perf_counter()
         if worker.generation != generation:  # a hard kill restarted the worker: load again
-            ctx.info = worker.load(code)
+            ctx.info = worker.load_cached(code)
             generation = worker.generation
         try:
             problem = check()
@@ -287,8 +286,7 @@ def _check_api(code: str, info: Any, worker: Worker, config: ValidationConfig,
     pool = SandboxPool.from_workers([worker])
     env = ProgramEnv(code, pool=pool)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with compat.ignore_warnings():
             check_env(env, skip_render_check=True)
     except ProgramError as exc:
         return f"Gymnasium's check_env failed: {exc}"

@@ -167,6 +167,38 @@ def test_pool_steps_a_batch_across_workers(lock_pick):
         assert all(r.reward == 1.0 and r.terminated for r in results)
 
 
+def test_pool_keeps_a_program_on_the_worker_that_compiled_it(lock_pick):
+    other = make_program('return "0", 1.0, True, False, {}')
+    with SandboxPool(size=2) as pool:
+        handles = [pool.open(source) for source in (lock_pick, other, lock_pick, other)]
+        assert handles[0].worker is handles[2].worker
+        assert handles[1].worker is handles[3].worker is not handles[0].worker
+        assert [len(w._programs) for w in pool.workers] == [1, 1]  # each compiled one program
+        more = [pool.open(lock_pick) for _ in range(6)]  # affinity gives way to balance
+        assert sorted(pool._load) == [5, 5]
+        for handle in handles + more:
+            pool.release(handle)
+
+
+def test_pool_opens_resets_and_releases_in_batches(lock_pick):
+    failing_reset = make_program("return '0', 0.0, True, False, {}",
+                                 reset_body="raise ValueError('no board')")
+    refused = "import os\n" + lock_pick
+    with SandboxPool(size=2) as pool:
+        opened = pool.open_many([(lock_pick, "a"), (refused, "b"), (failing_reset, "c"),
+                                 (lock_pick, "d")])
+        assert isinstance(opened[1], ProgramError) and opened[1].kind == "policy"
+        handles = [opened[0], opened[2], opened[3]]
+        assert all(isinstance(h, EnvHandle) for h in handles)
+        assert sum(pool._load) == 3  # the refused program holds no slot
+        resets = pool.reset_batch([(h, seed, None) for seed, h in enumerate(handles)])
+        assert "3-digit lock" in resets[0][0] and "3-digit lock" in resets[2][0]
+        assert isinstance(resets[1], ProgramError) and "no board" in str(resets[1])
+        assert resets[0] == handles[0].worker.reset(handles[0].instance, 0, None)
+        pool.release_many(handles)
+        assert pool._load == [0, 0] and all(h.lost for h in handles)
+
+
 def test_in_process_mode_runs_the_same_program(lock_pick):
     worker = make_worker(SandboxConfig(isolation="none"))
     handle = EnvHandle(worker, lock_pick)
