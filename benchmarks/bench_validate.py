@@ -1,7 +1,9 @@
 """Validation cost: wall time per example program, and programs per second with 2 workers.
 
 Prints JSON lines: one {"bench": "validate_one", "file", "seconds", "ok"} per example, then
-{"bench": "validate_throughput", "workers": 2, "programs": N, "programs_per_s": ...}.
+{"bench": "validate_throughput", "workers": 2, "programs": N, "programs_per_s": ...}, then
+the median per valid program through a ``Validator`` whose workers were started while it was
+idle (the trainer's case: a pause between bursts), against ``validate``'s own start.
 Targets (issue 2): a typical valid program in at most 1 s; at least 2 programs/s with 2 workers.
 """
 
@@ -13,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from spadegym.validation import validate, validate_many
+from spadegym.validation import Validator, validate, validate_many
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,6 +48,18 @@ def main() -> None:
     print(json.dumps({"bench": "validate_throughput", "workers": args.workers,
                       "programs": len(batch), "programs_per_s": round(len(batch) / elapsed, 2),
                       "target_programs_per_s": 2.0}))
+
+    valid = [text for text in texts if validate(text).ok]
+    with Validator(workers=1) as validator:
+        warm_times = []
+        for text in valid:
+            time.sleep(0.3)  # idle: the supply starts the next worker meanwhile
+            started = time.perf_counter()
+            validator.validate(text)
+            warm_times.append(time.perf_counter() - started)
+    print(json.dumps({"bench": "validator_started_ahead_median",
+                      "seconds": round(statistics.median(warm_times), 3),
+                      "validate_median_seconds": round(statistics.median(valid_times), 3)}))
 
 
 if __name__ == "__main__":

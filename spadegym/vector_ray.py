@@ -346,6 +346,39 @@ class RaySandboxPool(SandboxPool):
         self._load[index] += 1
         return handle
 
+    def open_many(self, items: Sequence[tuple[str, str]]) -> list[Any]:
+        """``open`` for each ``(source, filename)`` in turn; failures come back as values."""
+        opened: list[Any] = []
+        for source, filename in items:
+            try:
+                opened.append(self.open(source, filename))
+            except ProgramError as exc:
+                opened.append(exc)
+            except SandboxError as exc:
+                opened.append(ProgramError(str(exc), "sandbox"))
+        return opened
+
+    def reset_batch(self, batch: Sequence[tuple[Any, int | None, dict | None]]
+                    ) -> list[tuple[str, dict] | ProgramError]:
+        """Reset each ``(handle, seed, options)`` in turn; failures come back as values."""
+        results: list[tuple[str, dict] | ProgramError] = []
+        for handle, seed, options in batch:
+            try:
+                results.append(handle.reset(seed, options))
+            except ProgramError as exc:
+                results.append(exc)
+            except SandboxError as exc:
+                results.append(ProgramError(str(exc), "sandbox"))
+        return results
+
+    def release_many(self, handles: Sequence[Any]) -> None:
+        """Close instances opened by this pool."""
+        for handle in handles:
+            handle.close()
+            for index, worker in enumerate(self.workers):
+                if worker is handle.worker:
+                    self._load[index] = max(0, self._load[index] - 1)
+
     def step_batch(self, batch: Sequence[tuple[Any, str]]) -> list[StepResult | ProgramError]:
         """Step many instances at once: one call per actor, all sent before any is awaited."""
         results: list[StepResult | ProgramError | None] = [None] * len(batch)

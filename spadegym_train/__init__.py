@@ -24,6 +24,9 @@ Where this departs from the paper (SPADE; see shared/REFERENCE.md):
 - Two-player games put the model in both seats with SPIRAL's role-conditioned baselines; in a
   hint play only player 0 sees the hint, so regret is the hint's worth against an unhinted
   opponent.
+- With ``async_regeneration`` (off by default) the next window's candidates are written at the
+  start of the current window and validated in the background, so they train two windows
+  after they were written instead of one.
 - Designer prompts are ``spadegym.designer.prompts`` (the contract, skill ideas, difficulty,
   frontier, negative and nearby examples from the memory), one attempt per slot and no repair
   turns inside the loop.

@@ -142,8 +142,9 @@ def _start_all(specs: Sequence[EpisodeSpec], pool: SandboxPool) -> list[_Live]:
     lives = []
     for spec, handle in zip(specs, pool.open_many([(s.source, s.env_key) for s in specs]),
                             strict=True):
-        live = _Live(spec, handle if isinstance(handle, EnvHandle) else None)
-        if live.handle is None:
+        failed = isinstance(handle, ProgramError)
+        live = _Live(spec, None if failed else handle)
+        if failed:
             live.finish([0.0] * spec.num_players, handle)
         lives.append(live)
     opened = [live for live in lives if live.handle is not None]

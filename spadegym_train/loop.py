@@ -325,10 +325,14 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             # 7. Evaluation on held-out registry environments, metrics, checkpoint.
             if config.eval_interval and (it + 1) % config.eval_interval == 0 and eval_envs:
                 clock = time.perf_counter()
-                metrics.update(evaluate(config, eval_envs, sandbox, engine, tokenizer))
+                eval_clock: dict[str, float] = {}
+                metrics.update(evaluate(config, eval_envs, sandbox, engine, tokenizer,
+                                        eval_clock))
                 timings["eval"] = time.perf_counter() - clock
+                timings["eval_env"] = eval_clock.get("env", 0.0)
             total = time.perf_counter() - started
-            env_side = timings.get("validation", 0.0) + timings["episodes_env"]
+            env_side = timings.get("validation", 0.0) + timings["episodes_env"] \
+                + timings.get("eval_env", 0.0)
             metrics.update({f"time/{k}": v for k, v in timings.items()})
             metrics.update({"time/iteration": total, "time/env_share": env_side / total})
             logger.log(it, metrics)
@@ -343,20 +347,30 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
 
 
 def evaluate(config: TrainConfig, eval_envs: list[LibraryEnv], sandbox: SandboxPool,
-             engine: Any, tokenizer: Any) -> dict[str, float]:
-    """Plain plays on held-out one-player registry environments, on fixed seeds.
+             engine: Any, tokenizer: Any, timings: dict[str, float] | None = None
+             ) -> dict[str, float]:
+    """Plain plays on the first ``eval_envs`` held-out one-player environments, fixed seeds.
 
     Two-player games are left out: with the model in both seats their mean is zero by
-    construction.
+    construction. ``timings`` gets the ``"env"`` and ``"model"`` seconds added, as in
+    ``play_episodes``.
     """
-    pool = [e for e in (describe(sandbox, env) for env in eval_envs) if e and e.num_players == 1]
-    pool = pool[:config.eval_envs]
+    timings = timings if timings is not None else {}
+    clock = time.perf_counter()
+    pool: list[PoolEnv] = []
+    for env in eval_envs:
+        if len(pool) == config.eval_envs:
+            break
+        described = describe(sandbox, env)
+        if described is not None and described.num_players == 1:
+            pool.append(described)
+    timings["env"] = timings.get("env", 0.0) + time.perf_counter() - clock
     specs = episode_specs(config, pool, -1, config.eval_plays, with_hints=False)
     episodes = play_episodes(specs, sandbox, engine, tokenizer,
                              max_prompt_tokens=config.max_prompt_tokens,
                              max_new_tokens=config.solver_max_new_tokens,
                              history_turns=config.history_turns,
-                             template_kwargs=config.chat_template_kwargs)
+                             template_kwargs=config.chat_template_kwargs, timings=timings)
     outcomes = [e.outcome[0] for e in episodes]
     return {"solver/eval_win_rate": mean(outcomes), "solver/eval_solve_rate": solve_rate(outcomes),
             "solver/eval_envs": float(len(pool))}
