@@ -7,7 +7,9 @@ every AST the host builds goes through ``parse`` and ``compile_ast`` under one l
 
 ``warnings.catch_warnings`` saves and restores the process-wide filter list, so two threads
 inside it at once can restore each other's filters and leave every warning silenced for good
-(context-local warnings arrive in 3.14): ``ignore_warnings`` lets one thread in at a time.
+(context-local warnings arrive in 3.14). Validation threads quiet Gymnasium's checker with
+``quiet_gymnasium`` instead, which counts the blocks in progress and never runs them one
+after another.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import ast
 import contextlib
 import threading
 import types
-import warnings
 from collections.abc import Iterator
 
 AST_LOCK = threading.RLock()
@@ -35,12 +36,30 @@ def compile_ast(tree: ast.Module, filename: str) -> types.CodeType:
         return compile(tree, filename, "exec", dont_inherit=True)
 
 
-_WARNINGS_LOCK = threading.Lock()
+_QUIET_LOCK = threading.Lock()
+_quiet_blocks = 0
+_quiet_saved_level = 0
 
 
 @contextlib.contextmanager
-def ignore_warnings() -> Iterator[None]:
-    """Ignore warnings for the block, one thread at a time (see the module docstring)."""
-    with _WARNINGS_LOCK, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+def quiet_gymnasium() -> Iterator[None]:
+    """Silence Gymnasium's own warnings (``gymnasium.logger``) while any such block runs.
+
+    The first block to enter lowers the logger's level and the last to leave restores it, so
+    blocks on several threads may overlap in any order.
+    """
+    from gymnasium import logger
+
+    global _quiet_blocks, _quiet_saved_level
+    with _QUIET_LOCK:
+        if _quiet_blocks == 0:
+            _quiet_saved_level = logger.min_level
+            logger.min_level = logger.ERROR
+        _quiet_blocks += 1
+    try:
         yield
+    finally:
+        with _QUIET_LOCK:
+            _quiet_blocks -= 1
+            if _quiet_blocks == 0:
+                logger.min_level = _quiet_saved_level

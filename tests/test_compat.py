@@ -5,33 +5,41 @@ from __future__ import annotations
 import threading
 import warnings
 
+from gymnasium import logger
+
 from spadegym import compat
 
 
-def test_overlapping_ignore_warnings_leave_the_filters_as_they_were():
-    """Two threads whose blocks overlap (A enters, B enters, A leaves, B leaves)."""
-    before = list(warnings.filters)
+def test_overlapping_quiet_blocks_silence_gymnasium_and_restore_its_level():
+    """Two threads whose blocks overlap: A enters, B enters, A leaves, B leaves."""
+    before_level, before_filters = logger.min_level, list(warnings.filters)
     a_inside, b_inside, a_left = threading.Event(), threading.Event(), threading.Event()
+    heard: list[int] = []
 
     def first():
-        with compat.ignore_warnings():
+        with compat.quiet_gymnasium():
             a_inside.set()
-            b_inside.wait(0.5)  # B cannot get in while A is: this times out
+            assert b_inside.wait(5)
         a_left.set()
 
     def second():
-        a_inside.wait(5)
-        with compat.ignore_warnings():
+        assert a_inside.wait(5)
+        with compat.quiet_gymnasium():
             b_inside.set()
-            a_left.wait(5)
+            assert a_left.wait(5)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                logger.warn("silenced while a block runs")
+            heard.append(len(caught))
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(10)
-    assert warnings.filters == before
+    assert heard == [0]
+    assert logger.min_level == before_level and warnings.filters == before_filters
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        warnings.warn("still heard", UserWarning, stacklevel=1)
-    assert [str(w.message) for w in caught] == ["still heard"]
+        logger.warn("heard again")
+    assert len(caught) == 1

@@ -286,7 +286,7 @@ def _check_api(code: str, info: Any, worker: Worker, config: ValidationConfig,
     pool = SandboxPool.from_workers([worker])
     env = ProgramEnv(code, pool=pool)
     try:
-        with compat.ignore_warnings():
+        with compat.quiet_gymnasium():
             check_env(env, skip_render_check=True)
     except ProgramError as exc:
         return f"Gymnasium's check_env failed: {exc}"
