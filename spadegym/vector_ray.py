@@ -25,6 +25,7 @@ same ``step``). The driver never sees an exception from a dead actor.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections.abc import Sequence
@@ -34,6 +35,7 @@ from typing import Any
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.executors import init_ray
 from spadegym.sandbox import ProgramInfo, SandboxConfig, SandboxPool, StepResult
+from spadegym.sandbox.pool import as_value
 from spadegym.vector import EnvBatch
 
 __all__ = ["RayEnvBatch", "RaySandboxPool", "RemoteEnvHandle"]
@@ -348,28 +350,14 @@ class RaySandboxPool(SandboxPool):
 
     def open_many(self, items: Sequence[tuple[str, str]]) -> list[Any]:
         """``open`` for each ``(source, filename)`` in turn; failures come back as values."""
-        opened: list[Any] = []
-        for source, filename in items:
-            try:
-                opened.append(self.open(source, filename))
-            except ProgramError as exc:
-                opened.append(exc)
-            except SandboxError as exc:
-                opened.append(ProgramError(str(exc), "sandbox"))
-        return opened
+        return [as_value(functools.partial(self.open, source, filename))
+                for source, filename in items]
 
     def reset_batch(self, batch: Sequence[tuple[Any, int | None, dict | None]]
                     ) -> list[tuple[str, dict] | ProgramError]:
         """Reset each ``(handle, seed, options)`` in turn; failures come back as values."""
-        results: list[tuple[str, dict] | ProgramError] = []
-        for handle, seed, options in batch:
-            try:
-                results.append(handle.reset(seed, options))
-            except ProgramError as exc:
-                results.append(exc)
-            except SandboxError as exc:
-                results.append(ProgramError(str(exc), "sandbox"))
-        return results
+        return [as_value(functools.partial(handle.reset, seed, options))
+                for handle, seed, options in batch]
 
     def release_many(self, handles: Sequence[Any]) -> None:
         """Close instances opened by this pool."""

@@ -9,9 +9,11 @@ any answer is read, so the workers compute in parallel.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.sandbox.client import (
@@ -83,6 +85,8 @@ class EnvHandle:
         self.generation = -1
 
 
+T = TypeVar("T")
+
 AFFINITY_SLACK = 2
 """Instances above the least busy worker that a worker may hold and still get another instance
 of a program it has loaded: a load costs a compile (milliseconds), a busier worker a little
@@ -90,6 +94,20 @@ step latency."""
 
 _MAX_REMEMBERED = 4096
 """Programs whose workers a pool remembers."""
+
+
+def as_value(call: Callable[[], T]) -> T | ProgramError:
+    """``call()``, or the ``ProgramError`` it raised (a ``SandboxError`` becomes one).
+
+    Batched operations report each item's failure in its place; a ``SandboxError`` comes back
+    as a ``ProgramError`` of kind ``"sandbox"``.
+    """
+    try:
+        return call()
+    except ProgramError as exc:
+        return exc
+    except SandboxError as exc:
+        return ProgramError(str(exc), "sandbox")
 
 
 class SandboxPool:
@@ -164,13 +182,8 @@ class SandboxPool:
         def create(positions: list[int]) -> None:
             for position in positions:
                 source, filename = items[position]
-                try:
-                    results[position] = EnvHandle(self.workers[chosen[position]], source,
-                                                  filename)
-                except ProgramError as exc:
-                    results[position] = exc
-                except SandboxError as exc:
-                    results[position] = ProgramError(str(exc), "sandbox")
+                worker = self.workers[chosen[position]]
+                results[position] = as_value(functools.partial(EnvHandle, worker, source, filename))
                 if isinstance(results[position], ProgramError):
                     self._load[chosen[position]] -= 1
 
@@ -212,14 +225,11 @@ class SandboxPool:
         results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
         ready = []
         for position, (handle, _, _) in enumerate(batch):
-            try:
-                if handle.lost:
-                    handle._create()
+            created = as_value(handle._create) if handle.lost else None
+            if isinstance(created, ProgramError):
+                results[position] = created
+            else:
                 ready.append(position)
-            except ProgramError as exc:
-                results[position] = exc
-            except SandboxError as exc:
-                results[position] = ProgramError(str(exc), "sandbox")
         answers = self._exchange_batch([
             (batch[p][0].worker, {"op": "reset", "i": batch[p][0].instance, "seed": batch[p][1],
                                   "options": batch[p][2]}) for p in ready])

@@ -86,3 +86,17 @@ def test_a_finished_workspace_is_not_overwritten(tiny):
         train(tiny(iterations=1, resume=False))
     latest = (Path(tiny().workspace) / "checkpoints" / "latest").read_text().strip()
     assert latest == "it-000001"
+
+
+def test_a_run_that_fails_to_start_leaves_no_worker_processes(tiny, tmp_path):
+    import psutil
+
+    from spadegym.errors import ConfigError
+
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    # The corpus is read after the validator, the model, the engine and the memory exist.
+    with pytest.raises(ConfigError):
+        train(tiny(corpus=str(tmp_path / "missing.jsonl")))
+    left = [p for p in psutil.Process().children(recursive=True)
+            if p.pid not in before and p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert left == []
