@@ -61,6 +61,9 @@ def main() -> None:
         "validation_share": round(seconds["validation"] / total, 4),
         "target_env_share": 0.10,
         "steps": int(sum(m["solver/episodes"] * m["solver/turns"] for m in history)),
+        # The recorded programs (examples/good, 2 a window) fill 3 windows; past 6 iterations
+        # the pools run empty and the figures stop meaning anything.
+        "pool_sizes": [int(m["solver/envs"]) for m in history],
     }))
 
 

@@ -137,7 +137,9 @@ class TrainConfig:
     """Write the next window's candidates at the start of this window and validate them on a
     background thread while this window trains, so validation leaves the critical path. The
     designer's samples are then one window older when they train (their clipped ratio uses
-    the log-probs recorded when they were written)."""
+    the log-probs recorded when they were written). Off, they are written at the end of this
+    window, with the policy and memory the next window's start would see, and validated while
+    the evaluation and the checkpoint run."""
 
     plays_per_env: int = 16
     """K: plain plays per environment per iteration, and as many hint plays (spade mode)."""

@@ -1,12 +1,15 @@
 """The self-play loop, top to bottom in the order it runs.
 
-Each iteration: (1) at the start of a window of ``regen_interval`` iterations, the designer
-writes candidates that spadegym validates, deduplicates and registers (``spade``), or a pool is
-drawn from the registry (``fixed``); (2) the solver plays every pool environment K times
+Each iteration: (1) at the start of a window of ``regen_interval`` iterations, the designer's
+candidates are validated, deduplicated and registered (``spade``), or a pool is drawn from the
+registry (``fixed``); (2) the solver plays every pool environment K times
 without the hint and, in ``spade`` mode, K times with it; (3) outcomes go to the memory and to
 the designer's window; (4) solver advantages: z-scores per environment, RAE for two-player
 games; (5) at the end of a window, designer rewards centred per skill; (6) one clipped
-policy-gradient update of the LoRA weights; (7) evaluation, metrics, checkpoint.
+policy-gradient update of the LoRA weights; (6b) at a window's end, the designer writes the
+next window's candidates, which are validated in the background during (7) evaluation,
+metrics and the checkpoint. The first window's candidates are written at its start;
+``async_regeneration`` writes each window's a whole window ahead instead.
 """
 
 from __future__ import annotations
@@ -206,6 +209,8 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
         sampler.setstate(state.sampler)
         sandbox = open_episode_pool(config.executor, config.sandbox_workers)
         resources.callback(sandbox.close)
+        # The held-out programs are loaded once, now, rather than at every evaluation.
+        eval_pool = evaluation_pool(config, eval_envs, sandbox) if config.eval_interval else []
         tokenizer = policy.tokenizer
         history: list[dict[str, float]] = []
         background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
@@ -253,8 +258,8 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     metrics["designer/hints_written"] = float(
                         write_hints(config, engine, tokenizer, state.pool))
                     timings["designer"] += time.perf_counter() - clock
-                    # Written ahead even in a run's last window: a run extended later then
-                    # continues exactly as if it had never stopped.
+                    # With async regeneration the next window's are written now, a whole
+                    # window ahead (and, as in 6b, even in a run's last window).
                     if config.async_regeneration:
                         clock = time.perf_counter()
                         state.next_candidates = draft_candidates(
@@ -322,11 +327,26 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             engine.sync(it + 1)
             timings["update"] = time.perf_counter() - clock
 
+            # 6b. At a window's end, the next window's candidates: written now, with the policy
+            # and memory its start would see, and validated on a background thread while the
+            # evaluation and the checkpoint run. (Written even in a run's last window: a run
+            # extended later then continues exactly as if it had never stopped.)
+            if spade and window_end and not config.async_regeneration:
+                clock = time.perf_counter()
+                state.next_candidates = draft_candidates(
+                    config, policy, engine, tokenizer, corpus, memory, sampler,
+                    state.regeneration, recorded)
+                pending = background.submit(validate_candidates, validator,
+                                            state.next_candidates,
+                                            find_copies(state.next_candidates, memory))
+                timings["designer"] = timings.get("designer", 0.0) \
+                    + time.perf_counter() - clock
+
             # 7. Evaluation on held-out registry environments, metrics, checkpoint.
-            if config.eval_interval and (it + 1) % config.eval_interval == 0 and eval_envs:
+            if config.eval_interval and (it + 1) % config.eval_interval == 0 and eval_pool:
                 clock = time.perf_counter()
                 eval_clock: dict[str, float] = {}
-                metrics.update(evaluate(config, eval_envs, sandbox, engine, tokenizer,
+                metrics.update(evaluate(config, eval_pool, sandbox, engine, tokenizer,
                                         eval_clock))
                 timings["eval"] = time.perf_counter() - clock
                 timings["eval_env"] = eval_clock.get("env", 0.0)
@@ -346,17 +366,13 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
     return history
 
 
-def evaluate(config: TrainConfig, eval_envs: list[LibraryEnv], sandbox: SandboxPool,
-             engine: Any, tokenizer: Any, timings: dict[str, float] | None = None
-             ) -> dict[str, float]:
-    """Plain plays on the first ``eval_envs`` held-out one-player environments, fixed seeds.
+def evaluation_pool(config: TrainConfig, eval_envs: list[LibraryEnv],
+                    sandbox: SandboxPool) -> list[PoolEnv]:
+    """The first ``config.eval_envs`` held-out one-player environments that load.
 
     Two-player games are left out: with the model in both seats their mean is zero by
-    construction. ``timings`` gets the ``"env"`` and ``"model"`` seconds added, as in
-    ``play_episodes``.
+    construction.
     """
-    timings = timings if timings is not None else {}
-    clock = time.perf_counter()
     pool: list[PoolEnv] = []
     for env in eval_envs:
         if len(pool) == config.eval_envs:
@@ -364,7 +380,15 @@ def evaluate(config: TrainConfig, eval_envs: list[LibraryEnv], sandbox: SandboxP
         described = describe(sandbox, env)
         if described is not None and described.num_players == 1:
             pool.append(described)
-    timings["env"] = timings.get("env", 0.0) + time.perf_counter() - clock
+    return pool
+
+
+def evaluate(config: TrainConfig, pool: list[PoolEnv], sandbox: SandboxPool, engine: Any,
+             tokenizer: Any, timings: dict[str, float] | None = None) -> dict[str, float]:
+    """Plain plays on the evaluation pool, on fixed seeds.
+
+    ``timings`` gets the ``"env"`` and ``"model"`` seconds added, as in ``play_episodes``.
+    """
     specs = episode_specs(config, pool, -1, config.eval_plays, with_hints=False)
     episodes = play_episodes(specs, sandbox, engine, tokenizer,
                              max_prompt_tokens=config.max_prompt_tokens,

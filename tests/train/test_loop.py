@@ -65,10 +65,12 @@ def test_resume_reproduces_the_next_iteration(tiny, tmp_path):
     assert [line["iteration"] for line in lines] == [0, 1, 2]
 
 
-def test_async_regeneration_writes_ahead_and_resumes_exactly(tiny, tmp_path):
-    # Windows of 2: the second window's candidates are written at iteration 0 and validated
-    # in the background; a run stopped after iteration 1 holds them in its checkpoint.
-    settings = {"regen_interval": 2, "async_regeneration": True}
+@pytest.mark.parametrize("async_regeneration", [False, True], ids=["window-end", "async"])
+def test_next_window_is_written_ahead_and_resumes_exactly(tiny, tmp_path, async_regeneration):
+    # Windows of 2: the second window's candidates are written at iteration 1 (at iteration 0
+    # with async regeneration) and validated in the background; a run stopped after
+    # iteration 1 holds them in its checkpoint.
+    settings = {"regen_interval": 2, "async_regeneration": async_regeneration}
     straight = train(tiny(workspace=str(tmp_path / "a"), iterations=4, **settings))
     assert straight[2]["validate/candidates"] > 0 and straight[3]["designer/candidates"] > 0
     train(tiny(workspace=str(tmp_path / "b"), iterations=2, **settings))
