@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from spadegym.designer.prompts import Example, design_messages, hint_messages
+from spadegym.errors import ConfigError
 from spadegym.extract import extract_program
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
 from spadegym_train.engines.base import encode_chat
@@ -105,10 +106,19 @@ def memory_context(memory: Any, skill: str, document: str
 
 
 def recorded_replies(pattern: str | None) -> list[str]:
-    """The recorded designer replies a glob names, sorted by path."""
+    """The recorded designer replies a glob names, sorted by path.
+
+    Raises:
+        ConfigError: the glob names no file.
+    """
     if not pattern:
         return []
-    return [Path(p).read_text(encoding="utf-8") for p in sorted(glob.glob(pattern))]
+    paths = sorted(glob.glob(pattern))
+    if not paths:
+        raise ConfigError(f"scripted_designer={pattern!r} names no file (relative globs are "
+                          "read from the current folder); give a glob of recorded replies, "
+                          "or scripted_designer=null to run without.")
+    return [Path(p).read_text(encoding="utf-8") for p in paths]
 
 
 def write_candidates(config: Any, engine: Any, tokenizer: Any, corpus: Any, memory: Any,

@@ -102,3 +102,18 @@ def test_a_run_that_fails_to_start_leaves_no_worker_processes(tiny, tmp_path):
     left = [p for p in psutil.Process().children(recursive=True)
             if p.pid not in before and p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert left == []
+
+
+def test_a_scripted_designer_glob_that_names_nothing_is_refused(tiny, tmp_path):
+    from spadegym.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="names no file"):
+        train(tiny(scripted_designer=str(tmp_path / "none" / "*.py")))
+
+
+def test_the_tiny_preset_finds_the_shipped_examples_from_any_folder(monkeypatch, tmp_path):
+    from spadegym_train.config import load_config
+    from spadegym_train.design import recorded_replies
+
+    monkeypatch.chdir(tmp_path)
+    assert len(recorded_replies(load_config(preset="tiny-cpu").scripted_designer)) >= 6
