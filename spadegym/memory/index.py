@@ -165,6 +165,8 @@ class SyncedIndex:
     """
 
     def __init__(self, path: Path, dim: int, params: IndexParams):
+        import faiss  # noqa: F401 (loaded with the memory, not at its first search: ~40 ms)
+
         self.path = path
         self.dim = dim
         self.params = params
