@@ -373,7 +373,7 @@ class Validator:
             (one the caller made stays the caller's to close). With Ray the workers live in
             the actors, so none are started ahead here.
         ahead: started workers kept waiting; defaults to ``workers``. Each is an idle process
-            of about 20 MiB.
+            of about 15 MiB.
         warm: do the first validation's one-off work now, in the background.
 
     Safe to use from several threads. Close it (or use it as a context manager) to stop the
