@@ -16,7 +16,6 @@ episode, which is what a token budget wants. Pass ``autoreset=False`` to reset b
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import random
 from collections.abc import Sequence
@@ -92,7 +91,6 @@ class EnvBatch:
         self.pool = pool if pool is not None else SandboxPool(size, sandbox)
         self.ids = [label for label, _ in resolved]
         self._slots: list[_Slot] = []
-        self._threads = concurrent.futures.ThreadPoolExecutor(len(self.pool.workers))
         try:
             for k, (label, source) in enumerate(resolved):
                 handle = self.pool.open(source, label)
@@ -133,34 +131,27 @@ class EnvBatch:
         results = self._reset_many(chosen, seeds, options)
         return [results[k][0] for k in chosen], [results[k][1] for k in chosen]
 
-    def _reset_one(self, k: int, seed: int | None, options: dict | None) -> tuple[str, dict]:
-        slot = self._slots[k]
-        if seed is None:
-            seed = slot.rng.randrange(2**31 - 1)
-        slot.turn, slot.done = 0, False
-        try:
-            obs, info = slot.handle.reset(seed, options)
-            slot.error = None
-            return obs, info
-        except ProgramError as exc:
-            slot.error = {"kind": exc.kind, "message": str(exc)}
-            return f"The environment failed to reset: {exc}", {"error": slot.error}
-
     def _reset_many(self, chosen: Sequence[int], seeds: dict[int, int | None],
                     options: dict | None) -> dict[int, tuple[str, dict]]:
-        """Reset instances, one thread per worker, so that the workers reset in parallel."""
-        groups: dict[int, list[int]] = {}
+        """Reset instances in one batch (the workers reset in parallel)."""
+        batch = []
         for k in chosen:
-            groups.setdefault(id(self._slots[k].handle.worker), []).append(k)
-
-        def run(ks: list[int]) -> dict[int, tuple[str, dict]]:
-            return {k: self._reset_one(k, seeds.get(k), options) for k in ks}
-
-        if len(groups) == 1:
-            return run(next(iter(groups.values())))
+            slot = self._slots[k]
+            seed = seeds.get(k)
+            if seed is None:
+                seed = slot.rng.randrange(2**31 - 1)
+            slot.turn, slot.done = 0, False
+            batch.append((slot.handle, seed, options))
         results: dict[int, tuple[str, dict]] = {}
-        for part in self._threads.map(run, groups.values()):
-            results.update(part)
+        for k, result in zip(chosen, self.pool.reset_batch(batch), strict=True):
+            slot = self._slots[k]
+            if isinstance(result, ProgramError):
+                slot.error = {"kind": result.kind, "message": str(result)}
+                results[k] = (f"The environment failed to reset: {result}",
+                              {"error": slot.error})
+            else:
+                slot.error = None
+                results[k] = result
         return results
 
     def step(self, actions: Sequence[str]) -> tuple[list[str], list[float], list[bool],
@@ -219,11 +210,9 @@ class EnvBatch:
 
     def close(self) -> None:
         """Release every instance; stop the pool if this batch made it."""
+        self.pool.release_many([slot.handle for slot in self._slots if slot.handle is not None])
         for slot in self._slots:
-            if slot.handle is not None:
-                self.pool.release(slot.handle)
-                slot.handle = None
-        self._threads.shutdown(wait=False)
+            slot.handle = None
         if self._own_pool:
             self.pool.close()
 

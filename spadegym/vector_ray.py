@@ -35,7 +35,7 @@ from typing import Any
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.executors import init_ray
 from spadegym.sandbox import ProgramInfo, SandboxConfig, SandboxPool, StepResult
-from spadegym.sandbox.pool import as_value
+from spadegym.sandbox.pool import as_value, per_worker
 from spadegym.vector import EnvBatch
 
 __all__ = ["RayEnvBatch", "RaySandboxPool", "RemoteEnvHandle"]
@@ -355,17 +355,22 @@ class RaySandboxPool(SandboxPool):
 
     def reset_batch(self, batch: Sequence[tuple[Any, int | None, dict | None]]
                     ) -> list[tuple[str, dict] | ProgramError]:
-        """Reset each ``(handle, seed, options)`` in turn; failures come back as values."""
-        return [as_value(functools.partial(handle.reset, seed, options))
-                for handle, seed, options in batch]
+        """Reset each ``(handle, seed, options)``, the actors in parallel; failures as values."""
+        results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
+
+        def reset(positions: list[int]) -> None:
+            for position in positions:
+                handle, seed, options = batch[position]
+                results[position] = as_value(functools.partial(handle.reset, seed, options))
+
+        per_worker([handle.worker for handle, _, _ in batch], reset)
+        return results  # type: ignore[return-value]
 
     def release_many(self, handles: Sequence[Any]) -> None:
         """Close instances opened by this pool."""
         for handle in handles:
             handle.close()
-            for index, worker in enumerate(self.workers):
-                if worker is handle.worker:
-                    self._load[index] = max(0, self._load[index] - 1)
+            self._forget(handle)
 
     def step_batch(self, batch: Sequence[tuple[Any, str]]) -> list[StepResult | ProgramError]:
         """Step many instances at once: one call per actor, all sent before any is awaited."""

@@ -110,6 +110,26 @@ def as_value(call: Callable[[], T]) -> T | ProgramError:
         return ProgramError(str(exc), "sandbox")
 
 
+def per_worker(workers: Sequence[object], run: Callable[[list[int]], None]) -> None:
+    """``run(positions)`` once for each distinct worker, with the positions of its items.
+
+    The workers' calls run side by side on threads (each call waits on its own worker).
+
+    Args:
+        workers: the worker of each item.
+        run: does one worker's items, in order.
+    """
+    groups: dict[int, list[int]] = {}
+    for position, worker in enumerate(workers):
+        groups.setdefault(id(worker), []).append(position)
+    if len(groups) <= 1:
+        for positions in groups.values():
+            run(positions)
+        return
+    with concurrent.futures.ThreadPoolExecutor(len(groups)) as threads:
+        list(threads.map(run, groups.values()))
+
+
 class SandboxPool:
     """A fixed set of workers sharing many environment instances."""
 
@@ -187,15 +207,8 @@ class SandboxPool:
                 if isinstance(results[position], ProgramError):
                     self._load[chosen[position]] -= 1
 
-        by_worker: dict[int, list[int]] = {}
-        for position, index in enumerate(chosen):
-            by_worker.setdefault(index, []).append(position)
-        if len(by_worker) <= 1:
-            for positions in by_worker.values():
-                create(positions)
-        else:  # a worker's loads are compiles in that process: run them side by side
-            with concurrent.futures.ThreadPoolExecutor(len(by_worker)) as threads:
-                list(threads.map(create, by_worker.values()))
+        # A worker's loads are compiles in that process: the workers compile side by side.
+        per_worker([self.workers[index] for index in chosen], create)
         return results  # type: ignore[return-value]
 
     def release(self, handle: EnvHandle) -> None:
@@ -208,9 +221,13 @@ class SandboxPool:
         self._exchange_batch([(h.worker, {"op": "close", "i": h.instance}) for h in live])
         for handle in handles:
             handle.generation = -1
-            for index, worker in enumerate(self.workers):
-                if worker is handle.worker:
-                    self._load[index] = max(0, self._load[index] - 1)
+            self._forget(handle)
+
+    def _forget(self, handle: EnvHandle) -> None:
+        """Count one instance fewer on ``handle``'s worker."""
+        for index, worker in enumerate(self.workers):
+            if worker is handle.worker:
+                self._load[index] = max(0, self._load[index] - 1)
 
     def reset_batch(self, batch: Sequence[tuple[EnvHandle, int | None, dict | None]]
                     ) -> list[tuple[str, dict] | ProgramError]:
