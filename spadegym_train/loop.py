@@ -216,6 +216,14 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
         background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         resources.callback(background.shutdown, wait=True)
         pending: concurrent.futures.Future | None = None
+
+        def write_ahead(regeneration: int) -> concurrent.futures.Future:
+            """Write a later window's candidates now and validate them in the background."""
+            state.next_candidates = draft_candidates(config, policy, engine, tokenizer, corpus,
+                                                     memory, sampler, regeneration, recorded)
+            return background.submit(validate_candidates, validator, state.next_candidates,
+                                     find_copies(state.next_candidates, memory))
+
         while state.iteration < config.iterations:
             it = state.iteration
             started = time.perf_counter()
@@ -262,12 +270,7 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     # window ahead (and, as in 6b, even in a run's last window).
                     if config.async_regeneration:
                         clock = time.perf_counter()
-                        state.next_candidates = draft_candidates(
-                            config, policy, engine, tokenizer, corpus, memory, sampler,
-                            state.regeneration + 1, recorded)
-                        copies = find_copies(state.next_candidates, memory)
-                        pending = background.submit(validate_candidates, validator,
-                                                    state.next_candidates, copies)
+                        pending = write_ahead(state.regeneration + 1)
                         timings["designer"] += time.perf_counter() - clock
                 else:
                     chosen = sampler.sample(train_envs, min(config.pool_size, len(train_envs)))
@@ -333,12 +336,7 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             # extended later then continues exactly as if it had never stopped.)
             if spade and window_end and not config.async_regeneration:
                 clock = time.perf_counter()
-                state.next_candidates = draft_candidates(
-                    config, policy, engine, tokenizer, corpus, memory, sampler,
-                    state.regeneration, recorded)
-                pending = background.submit(validate_candidates, validator,
-                                            state.next_candidates,
-                                            find_copies(state.next_candidates, memory))
+                pending = write_ahead(state.regeneration)
                 timings["designer"] = timings.get("designer", 0.0) \
                     + time.perf_counter() - clock
 

@@ -9,20 +9,17 @@ parameter, and the largest activation is the float32 log-softmax over the vocabu
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import spadegym
 from spadegym.errors import ConfigError
+from spadegym.registry.roots import shipped_examples
 
 
-def shipped_examples() -> str:
-    """A glob of the good example programs that ship with spadegym (installed or checkout)."""
-    package = Path(spadegym.__file__).resolve().parent
-    for folder in (package / "examples", package.parent / "examples"):  # wheel, checkout
-        if (folder / "good").is_dir():
-            return str(folder / "good" / "*.py")
-    return "examples/good/*.py"
+def _example_programs() -> str:
+    """A glob of the good example programs that ship with spadegym."""
+    examples = shipped_examples()
+    return str(examples / "good" / "*.py") if examples else "examples/good/*.py"
+
 
 TINY_MODEL = {
     "model_type": "qwen3",
@@ -77,7 +74,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_episode_turns": 3,
         "history_turns": 1,
         "skills_per_regen": 2,
-        "scripted_designer": shipped_examples(),
+        "scripted_designer": _example_programs(),
         "scripted_per_regen": 2,
         "eval_interval": 2,
         "eval_plays": 1,

@@ -32,12 +32,21 @@ def shipped_root() -> Path | None:
     override = os.environ.get("SPADEGYM_SHIPPED_REGISTRY")
     if override is not None:
         return Path(override).expanduser() if override else None
-    installed = _PACKAGE / "library"  # where the wheel puts registry/
-    if installed.is_dir():
-        return installed
-    checkout = _PACKAGE.parent / "registry"  # a source checkout or an editable install
-    if checkout.is_dir() and (_PACKAGE.parent / "pyproject.toml").is_file():
-        return checkout
+    return _shipped("library", "registry")
+
+
+def shipped_examples() -> Path | None:
+    """The example programs (``good/``, ``bad/``) that ship with spadegym, if present."""
+    return _shipped("examples", "examples")
+
+
+def _shipped(installed: str, checkout: str) -> Path | None:
+    """A folder the wheel puts in the package as ``installed``, or a checkout's ``checkout``."""
+    if (_PACKAGE / installed).is_dir():
+        return _PACKAGE / installed
+    folder = _PACKAGE.parent / checkout  # a source checkout or an editable install
+    if folder.is_dir() and (_PACKAGE.parent / "pyproject.toml").is_file():
+        return folder
     return None
 
 
