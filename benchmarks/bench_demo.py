@@ -15,11 +15,22 @@ import time
 def main() -> None:
     with tempfile.TemporaryDirectory() as workdir:
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "spadegym.cli", "demo", "--workdir",
-                               f"{workdir}/demo"], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "spadegym.cli", "demo", "--workdir", f"{workdir}/demo"],
+            capture_output=True,
+            text=True,
+        )
         seconds = time.perf_counter() - started
-    print(json.dumps({"bench": "demo", "seconds": round(seconds, 1), "target_seconds": 120,
-                      "exit": done.returncode}))
+    print(
+        json.dumps(
+            {
+                "bench": "demo",
+                "seconds": round(seconds, 1),
+                "target_seconds": 120,
+                "exit": done.returncode,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -35,20 +35,44 @@ def main() -> None:
     texts = [p.read_text() for p in sorted((ROOT / "examples" / "good").glob("*.py"))]
     texts *= args.repeat
     local = throughput(LocalExecutor(args.workers), texts)
-    print(json.dumps({"bench": "executor_throughput", "executor": "local",
-                      "workers": args.workers, "programs": len(texts),
-                      "programs_per_s": round(local, 2)}))
-    ray_executor = RayExecutor(num_actors=args.workers,
-                               init_kwargs={"num_cpus": args.workers, "include_dashboard": False})
+    print(
+        json.dumps(
+            {
+                "bench": "executor_throughput",
+                "executor": "local",
+                "workers": args.workers,
+                "programs": len(texts),
+                "programs_per_s": round(local, 2),
+            }
+        )
+    )
+    ray_executor = RayExecutor(
+        num_actors=args.workers, init_kwargs={"num_cpus": args.workers, "include_dashboard": False}
+    )
     try:
         remote = throughput(ray_executor, texts)
     finally:
         ray_executor.close()
-    print(json.dumps({"bench": "executor_throughput", "executor": "ray",
-                      "workers": args.workers, "programs": len(texts),
-                      "programs_per_s": round(remote, 2)}))
-    print(json.dumps({"bench": "executor_overhead", "ray_over_local": round(remote / local, 2),
-                      "target_min": 0.67}))
+    print(
+        json.dumps(
+            {
+                "bench": "executor_throughput",
+                "executor": "ray",
+                "workers": args.workers,
+                "programs": len(texts),
+                "programs_per_s": round(remote, 2),
+            }
+        )
+    )
+    print(
+        json.dumps(
+            {
+                "bench": "executor_overhead",
+                "ray_over_local": round(remote / local, 2),
+                "target_min": 0.67,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

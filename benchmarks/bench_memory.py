@@ -85,8 +85,13 @@ def bench_latency(sizes: list[int], queries: int) -> None:
             figure="memory/query_latency",
             vectors=n,
             index=kind,
-            params={"M": params.hnsw_m, "ef_construction": params.ef_construction,
-                    "ef_search": params.ef_search} if kind == "hnsw" else {},
+            params={
+                "M": params.hnsw_m,
+                "ef_construction": params.ef_construction,
+                "ef_search": params.ef_search,
+            }
+            if kind == "hnsw"
+            else {},
             build_s=round(build_s, 2),
             median_ms=round(statistics.median(latencies) * 1000, 3),
             p99_ms=round(float(np.percentile(latencies, 99)) * 1000, 3),
@@ -99,14 +104,22 @@ def bench_latency(sizes: list[int], queries: int) -> None:
 
 
 def bench_embedding(embedder) -> None:
-    texts = [f"Environment {i}: guess the hidden code from clues about digit {i % 10} in a "
-             f"{3 + i % 4}-digit lock; each reply gets feedback." for i in range(512)]
+    texts = [
+        f"Environment {i}: guess the hidden code from clues about digit {i % 10} in a "
+        f"{3 + i % 4}-digit lock; each reply gets feedback."
+        for i in range(512)
+    ]
     embedder.embed(texts[:16])
     started = time.perf_counter()
     embedder.embed(texts)
     elapsed = time.perf_counter() - started
-    emit(figure="memory/embeddings_per_s", model=embedder.name, texts=len(texts),
-         per_s=round(len(texts) / elapsed, 1), threads=os.cpu_count())
+    emit(
+        figure="memory/embeddings_per_s",
+        model=embedder.name,
+        texts=len(texts),
+        per_s=round(len(texts) / elapsed, 1),
+        threads=os.cpu_count(),
+    )
 
 
 def bench_dedup(embedder) -> None:
@@ -115,13 +128,25 @@ def bench_dedup(embedder) -> None:
     found = devset.signals(embedder)
     precision, recall = devset.precision_recall(found, DedupConfig())
     same = sum(s.same for s in found)
-    emit(figure="memory/dedup", thresholds="shipped", precision=round(precision, 4),
-         recall=round(recall, 4), pairs=len(found), same_game=same,
-         same_topic=sum(s.kind == "same_topic" for s in found),
-         target="precision >= 0.95 and recall >= 0.9")
+    emit(
+        figure="memory/dedup",
+        thresholds="shipped",
+        precision=round(precision, 4),
+        recall=round(recall, 4),
+        pairs=len(found),
+        same_game=same,
+        same_topic=sum(s.kind == "same_topic" for s in found),
+        target="precision >= 0.95 and recall >= 0.9",
+    )
     tuned, precision, recall = devset.tune(found)
-    emit(figure="memory/dedup", thresholds="retuned", config=tuned.__dict__,
-         precision=round(precision, 4), recall=round(recall, 4), margin=devset.MARGIN)
+    emit(
+        figure="memory/dedup",
+        thresholds="retuned",
+        config=tuned.__dict__,
+        precision=round(precision, 4),
+        recall=round(recall, 4),
+        margin=devset.MARGIN,
+    )
 
 
 WRITER = """
@@ -160,17 +185,26 @@ def bench_crash(kills: int) -> None:
                 ok = ok and memory._index.index is not None
                 ok = ok and (count == 0 or memory._index.index.ntotal == count)
                 readable += bool(ok)
-        emit(figure="memory/crash_consistency", kills=kills, reopened_consistent=readable,
-             stored=count, target="every reopen consistent")
+        emit(
+            figure="memory/crash_consistency",
+            kills=kills,
+            reopened_consistent=readable,
+            stored=count,
+            target="every reopen consistent",
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10k and 100k only, fewer queries")
-    parser.add_argument("--sizes", type=int, nargs="*", default=None,
-                        help="stored-vector counts for the latency figure")
-    parser.add_argument("--no-model", action="store_true",
-                        help="skip the figures that need MiniLM")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="*",
+        default=None,
+        help="stored-vector counts for the latency figure",
+    )
+    parser.add_argument("--no-model", action="store_true", help="skip the figures that need MiniLM")
     args = parser.parse_args()
     sizes = args.sizes or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
     if not args.no_model:

@@ -33,9 +33,13 @@ def emit(**fields) -> None:
 
 def child_env(root: Path, home: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(SPADEGYM_SHIPPED_REGISTRY="", SPADEGYM_HOME=str(home),
-               SPADEGYM_REGISTRY_PATH=str(root), XDG_CACHE_HOME=str(home / "cache"),
-               PYTHONPATH=str(REPO))
+    env.update(
+        SPADEGYM_SHIPPED_REGISTRY="",
+        SPADEGYM_HOME=str(home),
+        SPADEGYM_REGISTRY_PATH=str(root),
+        XDG_CACHE_HOME=str(home / "cache"),
+        PYTHONPATH=str(REPO),
+    )
     return env
 
 
@@ -56,13 +60,20 @@ def fill_root(root: Path, n: int, program: str, report) -> None:
 
 
 def time_import(root: Path, home: Path, repeats: int) -> list[float]:
-    code = ("import time; t = time.perf_counter(); import spadegym, gymnasium; "
-            "d = time.perf_counter() - t; "
-            "print(d, sum(k.startswith('spade/') for k in gymnasium.registry))")
+    code = (
+        "import time; t = time.perf_counter(); import spadegym, gymnasium; "
+        "d = time.perf_counter() - t; "
+        "print(d, sum(k.startswith('spade/') for k in gymnasium.registry))"
+    )
     times = []
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=child_env(root, home), check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=child_env(root, home),
+            check=True,
+        ).stdout.split()
         times.append(float(out[0]))
     return times
 
@@ -86,26 +97,42 @@ def bench_imports(sizes: list[int], repeats: int, program: str, report, tmp: Pat
         fill_root(root, n, program, report)
         if n == max(sizes):  # a cold import: the index is rebuilt from 10,000 manifests
             (root / ".index" / "index.json").unlink()
-            emit(bench="import_cold_index", envs=n,
-                 seconds=round(time_import(root, home, 1)[0], 4))
+            emit(bench="import_cold_index", envs=n, seconds=round(time_import(root, home, 1)[0], 4))
         times = time_import(root, home, repeats)
         median, best = statistics.median(times), min(times)
         base = (median, best) if base is None else base
-        emit(bench="import_spadegym", envs=n, seconds=round(median, 4), best=round(best, 4),
-             over_empty=round(median - base[0], 4), best_over_empty=round(best - base[1], 4),
-             register_seconds=round(time_register(root), 4), repeats=repeats)
+        emit(
+            bench="import_spadegym",
+            envs=n,
+            seconds=round(median, 4),
+            best=round(best, 4),
+            over_empty=round(median - base[0], 4),
+            best_over_empty=round(best - base[1], 4),
+            register_seconds=round(time_register(root), 4),
+            repeats=repeats,
+        )
 
 
 def bench_cold_make(tmp: Path, program: str, report) -> None:
     root, home = tmp / "make_root", tmp / "make_home"
     fill_root(root, 1, program, report)
-    code = ("import time, gymnasium, spadegym; t = time.perf_counter(); "
-            "env = gymnasium.make('spade/Bench0-v0'); m = time.perf_counter() - t; "
-            "env.reset(seed=0); r = time.perf_counter() - t; env.close(); print(m, r)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=child_env(root, home), check=True).stdout.split()
-    emit(bench="cold_make", make_seconds=round(float(out[0]), 4),
-         make_and_reset_seconds=round(float(out[1]), 4))
+    code = (
+        "import time, gymnasium, spadegym; t = time.perf_counter(); "
+        "env = gymnasium.make('spade/Bench0-v0'); m = time.perf_counter() - t; "
+        "env.reset(seed=0); r = time.perf_counter() - t; env.close(); print(m, r)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=child_env(root, home),
+        check=True,
+    ).stdout.split()
+    emit(
+        bench="cold_make",
+        make_seconds=round(float(out[0]), 4),
+        make_and_reset_seconds=round(float(out[1]), 4),
+    )
 
 
 def bench_batch(tmp: Path, steps: int, num_envs: int, workers: int) -> None:
@@ -131,9 +158,16 @@ def bench_batch(tmp: Path, steps: int, num_envs: int, workers: int) -> None:
             _, _, terminated, truncated, _ = batch.step(actions)
             episodes += sum(a or b for a, b in zip(terminated, truncated))
         seconds = time.perf_counter() - started
-    emit(bench="heterogeneous_batch", envs=num_envs, distinct_programs=len(ids),
-         workers=workers, steps=steps, env_steps_per_second=round(steps * num_envs / seconds),
-         episodes_finished=episodes, cores=os.cpu_count())
+    emit(
+        bench="heterogeneous_batch",
+        envs=num_envs,
+        distinct_programs=len(ids),
+        workers=workers,
+        steps=steps,
+        env_steps_per_second=round(steps * num_envs / seconds),
+        episodes_finished=episodes,
+        cores=os.cpu_count(),
+    )
 
 
 def main() -> None:
@@ -152,8 +186,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-registry-") as name:
         tmp = Path(name)
         os.environ["XDG_CACHE_HOME"] = str(tmp / "cache")
-        bench_imports([int(s) for s in args.sizes.split(",")], args.repeats, program, report,
-                      tmp)
+        bench_imports([int(s) for s in args.sizes.split(",")], args.repeats, program, report, tmp)
         bench_cold_make(tmp, program, report)
         bench_batch(tmp, args.steps, args.num_envs, args.workers)
 

@@ -57,11 +57,19 @@ def main() -> None:
     median_us(lambda: isolated_handle.step(WRONG), 500)  # warm up
     isolated = median_us(lambda: isolated_handle.step(WRONG), args.steps)
     worker.close()
-    print(json.dumps({"bench": "step_round_trip", "steps": args.steps,
-                      "isolated_us": round(isolated, 1),
-                      "in_process_policy_us": round(policy, 1), "plain_us": round(plain, 2),
-                      "ratio_isolated_to_plain": round(isolated / plain, 1),
-                      "target_isolated_us": 100}))
+    print(
+        json.dumps(
+            {
+                "bench": "step_round_trip",
+                "steps": args.steps,
+                "isolated_us": round(isolated, 1),
+                "in_process_policy_us": round(policy, 1),
+                "plain_us": round(plain, 2),
+                "ratio_isolated_to_plain": round(isolated / plain, 1),
+                "target_isolated_us": 100,
+            }
+        )
+    )
 
     with SandboxPool(size=args.workers) as pool:
         handles = [pool.open(PROGRAM) for _ in range(args.instances)]
@@ -74,9 +82,17 @@ def main() -> None:
             results = pool.step_batch(batch)
         elapsed = time.perf_counter() - started
         assert all(not isinstance(r, Exception) for r in results)
-    print(json.dumps({"bench": "batch_throughput", "instances": args.instances,
-                      "workers": args.workers, "rounds": args.rounds,
-                      "steps_per_s": round(args.instances * args.rounds / elapsed)}))
+    print(
+        json.dumps(
+            {
+                "bench": "batch_throughput",
+                "instances": args.instances,
+                "workers": args.workers,
+                "rounds": args.rounds,
+                "steps_per_s": round(args.instances * args.rounds / elapsed),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=2, help="copies of the set for throughput")
     args = parser.parse_args()
-    files = sorted((ROOT / "examples" / "good").glob("*.py")) + \
-        sorted((ROOT / "examples" / "bad").glob("*.py"))
+    files = sorted((ROOT / "examples" / "good").glob("*.py")) + sorted(
+        (ROOT / "examples" / "bad").glob("*.py")
+    )
     texts = [f.read_text() for f in files]
     validate(texts[0])  # warm imports (hypothesis, gymnasium checker)
     valid_times = []
@@ -36,18 +37,41 @@ def main() -> None:
         seconds = time.perf_counter() - started
         if report.ok:
             valid_times.append(seconds)
-        print(json.dumps({"bench": "validate_one", "file": str(path.relative_to(ROOT)),
-                          "seconds": round(seconds, 3), "ok": report.ok,
-                          "slowest_check": max(report.checks, key=lambda c: c.seconds).name}))
-    print(json.dumps({"bench": "validate_valid_median", "seconds":
-                      round(statistics.median(valid_times), 3), "target_seconds": 1.0}))
+        print(
+            json.dumps(
+                {
+                    "bench": "validate_one",
+                    "file": str(path.relative_to(ROOT)),
+                    "seconds": round(seconds, 3),
+                    "ok": report.ok,
+                    "slowest_check": max(report.checks, key=lambda c: c.seconds).name,
+                }
+            )
+        )
+    print(
+        json.dumps(
+            {
+                "bench": "validate_valid_median",
+                "seconds": round(statistics.median(valid_times), 3),
+                "target_seconds": 1.0,
+            }
+        )
+    )
     batch = texts * args.repeat
     started = time.perf_counter()
     validate_many(batch, workers=args.workers)
     elapsed = time.perf_counter() - started
-    print(json.dumps({"bench": "validate_throughput", "workers": args.workers,
-                      "programs": len(batch), "programs_per_s": round(len(batch) / elapsed, 2),
-                      "target_programs_per_s": 2.0}))
+    print(
+        json.dumps(
+            {
+                "bench": "validate_throughput",
+                "workers": args.workers,
+                "programs": len(batch),
+                "programs_per_s": round(len(batch) / elapsed, 2),
+                "target_programs_per_s": 2.0,
+            }
+        )
+    )
 
     valid = [text for text in texts if validate(text).ok]
     with Validator(workers=1) as validator:
@@ -57,9 +81,15 @@ def main() -> None:
             started = time.perf_counter()
             validator.validate(text)
             warm_times.append(time.perf_counter() - started)
-    print(json.dumps({"bench": "validator_started_ahead_median",
-                      "seconds": round(statistics.median(warm_times), 3),
-                      "validate_median_seconds": round(statistics.median(valid_times), 3)}))
+    print(
+        json.dumps(
+            {
+                "bench": "validator_started_ahead_median",
+                "seconds": round(statistics.median(warm_times), 3),
+                "validate_median_seconds": round(statistics.median(valid_times), 3),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -53,10 +53,15 @@ __all__ = [
     "validate",
 ]
 
-_LAZY = {"Registry": "spadegym.registry", "EnvBatch": "spadegym.vector",
-         "generate": "spadegym.designer", "GenerationReport": "spadegym.designer",
-         "Corpus": "spadegym.corpus", "load_corpus": "spadegym.corpus",
-         "llm_from_spec": "spadegym.llm"}
+_LAZY = {
+    "Registry": "spadegym.registry",
+    "EnvBatch": "spadegym.vector",
+    "generate": "spadegym.designer",
+    "GenerationReport": "spadegym.designer",
+    "Corpus": "spadegym.corpus",
+    "load_corpus": "spadegym.corpus",
+    "llm_from_spec": "spadegym.llm",
+}
 
 
 def __getattr__(name: str) -> Any:

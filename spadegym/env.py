@@ -34,8 +34,9 @@ class PrintableText(spaces.Text):
     """
 
     def __init__(self, max_length: int, min_length: int = 0, seed: Any = None):
-        super().__init__(max_length=max_length, min_length=min_length, charset=SAMPLE_CHARSET,
-                         seed=seed)
+        super().__init__(
+            max_length=max_length, min_length=min_length, charset=SAMPLE_CHARSET, seed=seed
+        )
 
     def contains(self, x: Any) -> bool:
         """Whether ``x`` is a str of allowed length made of printable characters."""
@@ -47,8 +48,11 @@ class PrintableText(spaces.Text):
         """A random string of up to 256 characters (longer ones only slow checkers down)."""
         if mask is not None or probability is not None:
             return super().sample(mask=mask, probability=probability)
-        length = int(self.np_random.integers(self.min_length, max(self.min_length,
-                                             min(self.max_length, SAMPLE_MAX_LENGTH)) + 1))
+        length = int(
+            self.np_random.integers(
+                self.min_length, max(self.min_length, min(self.max_length, SAMPLE_MAX_LENGTH)) + 1
+            )
+        )
         indices = self.np_random.integers(0, len(SAMPLE_CHARSET), size=length)
         return "".join(SAMPLE_CHARSET[i] for i in indices)
 
@@ -56,8 +60,11 @@ class PrintableText(spaces.Text):
         return f"PrintableText({self.min_length}, {self.max_length})"
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, PrintableText) and self.min_length == other.min_length
-                and self.max_length == other.max_length)
+        return (
+            isinstance(other, PrintableText)
+            and self.min_length == other.min_length
+            and self.max_length == other.max_length
+        )
 
 
 @shared_memory.create_shared_memory.register(PrintableText)
@@ -110,19 +117,30 @@ class ProgramEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, source: str | None = None, *, path: str | os.PathLike | None = None,
-                 max_turns: int | None = None, isolation: str | None = None,
-                 sandbox: SandboxConfig | None = None, pool: SandboxPool | None = None,
-                 on_error: str = "raise", render_mode: str | None = None):
+    def __init__(
+        self,
+        source: str | None = None,
+        *,
+        path: str | os.PathLike | None = None,
+        max_turns: int | None = None,
+        isolation: str | None = None,
+        sandbox: SandboxConfig | None = None,
+        pool: SandboxPool | None = None,
+        on_error: str = "raise",
+        render_mode: str | None = None,
+    ):
         if (source is None) == (path is None):
-            raise SpadegymError("ProgramEnv needs exactly one of source= (the program text) or "
-                                "path= (a file holding it).")
+            raise SpadegymError(
+                "ProgramEnv needs exactly one of source= (the program text) or "
+                "path= (a file holding it)."
+            )
         if path is not None:
             with open(path, encoding="utf-8") as handle:
                 source = handle.read()
         if on_error not in ("raise", "terminate"):
-            raise SpadegymError(f"on_error={on_error!r} is not supported; use 'raise' or "
-                                "'terminate'.")
+            raise SpadegymError(
+                f"on_error={on_error!r} is not supported; use 'raise' or 'terminate'."
+            )
         if render_mode not in (None, "ansi"):
             raise SpadegymError(f"render_mode={render_mode!r} is not supported; use 'ansi'.")
         config = sandbox or SandboxConfig()
@@ -134,8 +152,11 @@ class ProgramEnv(gymnasium.Env):
         self._pool = pool
         self._worker = None if pool is not None else make_worker(config)
         try:
-            self._handle = (pool.open(source, str(path or "<program>")) if pool is not None
-                            else EnvHandle(self._worker, source, str(path or "<program>")))
+            self._handle = (
+                pool.open(source, str(path or "<program>"))
+                if pool is not None
+                else EnvHandle(self._worker, source, str(path or "<program>"))
+            )
         except BaseException:
             self.close()
             raise
@@ -144,8 +165,10 @@ class ProgramEnv(gymnasium.Env):
         turns = max_turns if max_turns is not None else info.max_turns
         if not isinstance(turns, int) or not contract.MIN_TURNS <= turns <= contract.MAX_TURNS:
             self.close()
-            raise SpadegymError(f"max_turns={turns!r}: the program must set an int max_turns in "
-                                f"{contract.MIN_TURNS}..{contract.MAX_TURNS} (or pass max_turns=).")
+            raise SpadegymError(
+                f"max_turns={turns!r}: the program must set an int max_turns in "
+                f"{contract.MIN_TURNS}..{contract.MAX_TURNS} (or pass max_turns=)."
+            )
         self.max_turns = turns
         self.num_players = info.num_players or 1
         self.observation_space = observation_space()
@@ -160,8 +183,9 @@ class ProgramEnv(gymnasium.Env):
         doc = (self.program_info.doc or "").strip()
         return doc.splitlines()[0].strip() if doc else self.program_info.class_name
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[str, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict]:
         """Start an episode; ``seed=None`` draws one from the env's generator."""
         super().reset(seed=seed)
         if seed is None:
@@ -181,8 +205,12 @@ class ProgramEnv(gymnasium.Env):
         try:
             result = self._handle.step(action)
             obs, reward, terminated, truncated, info = (
-                result.observation, result.reward, result.terminated, result.truncated,
-                result.info)
+                result.observation,
+                result.reward,
+                result.terminated,
+                result.truncated,
+                result.info,
+            )
         except ProgramError as exc:
             if self.on_error == "raise":
                 self._done = True

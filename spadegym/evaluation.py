@@ -26,8 +26,15 @@ from typing import Any
 
 from spadegym.errors import ConfigError
 
-__all__ = ["HINT_MODES", "EnvResult", "EpisodeResult", "EvalReport", "evaluate",
-           "solver_system_prompt", "with_hint"]
+__all__ = [
+    "HINT_MODES",
+    "EnvResult",
+    "EpisodeResult",
+    "EvalReport",
+    "evaluate",
+    "solver_system_prompt",
+    "with_hint",
+]
 
 HINT_MODES = ("none", "both", "only")
 """``none``: plain plays only; ``both``: plain and hint plays; ``only``: hint plays only."""
@@ -38,16 +45,19 @@ HINT_PREFIX = "\n\nHINT: "
 _PUZZLE_PROMPT = (
     "You are playing a text game. Each user message is what the game shows you. Think as "
     "much as you need, then give your move or answer in \\boxed{...} at the end of your "
-    "reply, in the format the game asks for.")
+    "reply, in the format the game asks for."
+)
 _TOOL_PROMPT = (
     "You are completing a task with tools. Call a tool with a block "
-    "<tool_call>{\"name\": \"...\", \"arguments\": {...}}</tool_call> (several blocks are "
+    '<tool_call>{"name": "...", "arguments": {...}}</tool_call> (several blocks are '
     "allowed in one reply); each user message shows the results. When you are done, give "
-    "the final answer in <answer>...</answer>.")
+    "the final answer in <answer>...</answer>."
+)
 _GAME_PROMPT = (
     "You are playing a two-player game against an opponent. Each user message is what the "
     "game shows you when it is your turn. Give your move in \\boxed{...} at the end of your "
-    "reply, in the format the game asks for. An illegal move loses the game.")
+    "reply, in the format the game asks for. An illegal move loses the game."
+)
 
 
 def solver_system_prompt(kind: str) -> str:
@@ -132,9 +142,13 @@ class EnvResult:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary."""
-        return {**asdict(self), "win_rate_plain": self.win_rate_plain,
-                "win_rate_hint": self.win_rate_hint, "regret": self.regret,
-                "solved": self.solved}
+        return {
+            **asdict(self),
+            "win_rate_plain": self.win_rate_plain,
+            "win_rate_hint": self.win_rate_hint,
+            "regret": self.regret,
+            "solved": self.solved,
+        }
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -143,12 +157,15 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 
 def _summary(results: Sequence[EnvResult]) -> dict[str, Any]:
-    return {"envs": len(results), "plain_plays": sum(len(r.plain) for r in results),
-            "hint_plays": sum(len(r.hinted) for r in results),
-            "win_rate_plain": _mean([r.win_rate_plain for r in results]),
-            "win_rate_hint": _mean([r.win_rate_hint for r in results]),
-            "regret": _mean([r.regret for r in results]),
-            "solved": _mean([r.solved for r in results])}
+    return {
+        "envs": len(results),
+        "plain_plays": sum(len(r.plain) for r in results),
+        "hint_plays": sum(len(r.hinted) for r in results),
+        "win_rate_plain": _mean([r.win_rate_plain for r in results]),
+        "win_rate_hint": _mean([r.win_rate_hint for r in results]),
+        "regret": _mean([r.regret for r in results]),
+        "solved": _mean([r.solved for r in results]),
+    }
 
 
 @dataclass
@@ -176,8 +193,9 @@ class EvalReport:
         for env in self.envs:
             if env.env_id == env_id:
                 return env
-        raise KeyError(f"{env_id!r} was not evaluated; evaluated: "
-                       f"{', '.join(e.env_id for e in self.envs)}")
+        raise KeyError(
+            f"{env_id!r} was not evaluated; evaluated: {', '.join(e.env_id for e in self.envs)}"
+        )
 
     @property
     def one_player(self) -> list[EnvResult]:
@@ -202,38 +220,55 @@ class EvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready report."""
-        return {"model": self.model, "seconds": round(self.seconds, 3),
-                "llm_errors": self.llm_errors, "memory_path": self.memory_path,
-                "overall": self.overall(), "per_skill": self.per_skill(),
-                "envs": [e.to_dict() for e in self.envs],
-                "episodes": [asdict(e) for e in self.episodes]}
+        return {
+            "model": self.model,
+            "seconds": round(self.seconds, 3),
+            "llm_errors": self.llm_errors,
+            "memory_path": self.memory_path,
+            "overall": self.overall(),
+            "per_skill": self.per_skill(),
+            "envs": [e.to_dict() for e in self.envs],
+            "episodes": [asdict(e) for e in self.episodes],
+        }
 
     def table(self) -> str:
         """Readable tables: per environment, per skill, overall, and the two-player games."""
+
         def num(value: float | None) -> str:
             return "-" if value is None else f"{value:.2f}"
 
-        lines = [f"{'environment':<34} {'skill':<22} {'plain':>6} {'hint':>6} {'regret':>6} "
-                 f"{'solved':>6}"]
+        lines = [
+            f"{'environment':<34} {'skill':<22} {'plain':>6} {'hint':>6} {'regret':>6} "
+            f"{'solved':>6}"
+        ]
         for e in self.one_player:
-            lines.append(f"{e.env_id[:34]:<34} {e.skill[:22]:<22} {num(e.win_rate_plain):>6} "
-                         f"{num(e.win_rate_hint):>6} {num(e.regret):>6} {num(e.solved):>6}")
+            lines.append(
+                f"{e.env_id[:34]:<34} {e.skill[:22]:<22} {num(e.win_rate_plain):>6} "
+                f"{num(e.win_rate_hint):>6} {num(e.regret):>6} {num(e.solved):>6}"
+            )
         if self.one_player:
             lines.append("")
-            lines.append(f"{'skill':<34} {'envs':>4} {'plain':>6} {'hint':>6} {'regret':>6} "
-                         f"{'solved':>6}")
+            lines.append(
+                f"{'skill':<34} {'envs':>4} {'plain':>6} {'hint':>6} {'regret':>6} {'solved':>6}"
+            )
             for skill, s in [*self.per_skill().items(), ("overall", self.overall())]:
-                lines.append(f"{skill[:34]:<34} {s['envs']:>4} {num(s['win_rate_plain']):>6} "
-                             f"{num(s['win_rate_hint']):>6} {num(s['regret']):>6} "
-                             f"{num(s['solved']):>6}")
+                lines.append(
+                    f"{skill[:34]:<34} {s['envs']:>4} {num(s['win_rate_plain']):>6} "
+                    f"{num(s['win_rate_hint']):>6} {num(s['regret']):>6} "
+                    f"{num(s['solved']):>6}"
+                )
         if self.two_player:
             lines.append("")
-            lines.append(f"{'two-player game (self-play)':<34} {'games':>5} {'seat 0':>7} "
-                         f"{'hint':>6} {'regret':>6}")
+            lines.append(
+                f"{'two-player game (self-play)':<34} {'games':>5} {'seat 0':>7} "
+                f"{'hint':>6} {'regret':>6}"
+            )
             for e in self.two_player:
-                lines.append(f"{e.env_id[:34]:<34} {len(e.plain) + len(e.hinted):>5} "
-                             f"{num(e.win_rate_plain):>7} {num(e.win_rate_hint):>6} "
-                             f"{num(e.regret):>6}")
+                lines.append(
+                    f"{e.env_id[:34]:<34} {len(e.plain) + len(e.hinted):>5} "
+                    f"{num(e.win_rate_plain):>7} {num(e.win_rate_hint):>6} "
+                    f"{num(e.regret):>6}"
+                )
         if not self.envs:
             lines.append("(no environments)")
         tail = f"\n{len(self.episodes)} episodes in {self.seconds:.1f} s with {self.model}"
@@ -281,8 +316,9 @@ class _Play:
 
     def messages(self) -> list[dict[str, str]]:
         first = self.seat not in self.chats
-        chat = self.chats.setdefault(self.seat, [
-            {"role": "system", "content": solver_system_prompt(self.target.kind)}])
+        chat = self.chats.setdefault(
+            self.seat, [{"role": "system", "content": solver_system_prompt(self.target.kind)}]
+        )
         content = self.pending
         if first and self.seat == 0 and self.hint_text:
             # In a game the hint belongs to seat 0, with the first observation it is shown.
@@ -299,9 +335,14 @@ class _Play:
             if isinstance(outcome, list):  # a game: [r0, r1]
                 outcome = outcome[0]
             failure = info["error"].get("message") if "error" in info else self.error
-            self.result = EpisodeResult(self.target.env_id, self.seed, self.hint,
-                                        float(outcome), int(info.get("episode_turns", 0)),
-                                        failure)
+            self.result = EpisodeResult(
+                self.target.env_id,
+                self.seed,
+                self.hint,
+                float(outcome),
+                int(info.get("episode_turns", 0)),
+                failure,
+            )
             self.done = True
             return
         if self.env.num_players == 2:
@@ -309,13 +350,18 @@ class _Play:
         self.pending = obs
 
 
-def _targets(ids: Sequence[str] | None, skill: str | None, kind: str | None,
-             roots: Sequence[str | Path] | None) -> list[_Target]:
+def _targets(
+    ids: Sequence[str] | None,
+    skill: str | None,
+    kind: str | None,
+    roots: Sequence[str | Path] | None,
+) -> list[_Target]:
     """The environments to play: the given ids, or every one of the roots (by skill/kind)."""
     from spadegym.registry import Registry, RegistryError, default_roots
 
-    registries = [Registry(r) for r in (roots if roots is not None else default_roots())
-                  if Path(r).is_dir()]
+    registries = [
+        Registry(r) for r in (roots if roots is not None else default_roots()) if Path(r).is_dir()
+    ]
     found: list[Any] = []
     if ids:
         for env_id in ids:
@@ -327,9 +373,12 @@ def _targets(ids: Sequence[str] | None, skill: str | None, kind: str | None,
                 except RegistryError as exc:
                     errors.append(str(exc))
             else:
-                raise ConfigError(errors[0] if errors else
-                                  f"{env_id!r}: there is no registry to look in; pass roots= or "
-                                  "add environments with `spadegym add`.")
+                raise ConfigError(
+                    errors[0]
+                    if errors
+                    else f"{env_id!r}: there is no registry to look in; pass roots= or "
+                    "add environments with `spadegym add`."
+                )
     else:
         seen = set()
         for registry in registries:
@@ -337,14 +386,28 @@ def _targets(ids: Sequence[str] | None, skill: str | None, kind: str | None,
                 if entry.id not in seen:
                     seen.add(entry.id)
                     found.append(registry.get(entry.id))
-    chosen = [e for e in found if (skill is None or e.manifest.skill == skill)
-              and (kind is None or e.manifest.kind == kind)]
-    return [_Target(e.id, e.source(), e.manifest.title, e.manifest.skill or "-",
-                    e.manifest.kind, e.manifest.first_observation) for e in chosen]
+    chosen = [
+        e
+        for e in found
+        if (skill is None or e.manifest.skill == skill)
+        and (kind is None or e.manifest.kind == kind)
+    ]
+    return [
+        _Target(
+            e.id,
+            e.source(),
+            e.manifest.title,
+            e.manifest.skill or "-",
+            e.manifest.kind,
+            e.manifest.first_observation,
+        )
+        for e in chosen
+    ]
 
 
-def _ask_all(llm: Any, plays: list[_Play], pool: concurrent.futures.Executor
-             ) -> list[tuple[str, str | None]]:
+def _ask_all(
+    llm: Any, plays: list[_Play], pool: concurrent.futures.Executor
+) -> list[tuple[str, str | None]]:
     """Every live play's next reply, ``concurrency`` requests at a time."""
     from spadegym.llm.base import LLMError
 
@@ -357,12 +420,24 @@ def _ask_all(llm: Any, plays: list[_Play], pool: concurrent.futures.Executor
     return list(pool.map(ask, [play.messages() for play in plays]))
 
 
-def evaluate(llm: Any, ids: Sequence[str] | None = None, *, skill: str | None = None,
-             kind: str | None = None, episodes: int = 4, hint: str = "both", seed: int = 0,
-             difficulty: int | None = None, roots: Sequence[str | Path] | None = None,
-             memory: Any = None, concurrency: int = 8, batch: int = 64,
-             workers: int | None = None, sandbox: Any = None,
-             progress: Callable[[str], None] | bool | None = None) -> EvalReport:
+def evaluate(
+    llm: Any,
+    ids: Sequence[str] | None = None,
+    *,
+    skill: str | None = None,
+    kind: str | None = None,
+    episodes: int = 4,
+    hint: str = "both",
+    seed: int = 0,
+    difficulty: int | None = None,
+    roots: Sequence[str | Path] | None = None,
+    memory: Any = None,
+    concurrency: int = 8,
+    batch: int = 64,
+    workers: int | None = None,
+    sandbox: Any = None,
+    progress: Callable[[str], None] | bool | None = None,
+) -> EvalReport:
     """Play registered environments with ``llm`` as the solver and measure hint regret.
 
     Args:
@@ -398,8 +473,10 @@ def evaluate(llm: Any, ids: Sequence[str] | None = None, *, skill: str | None = 
     if hint not in HINT_MODES:
         raise ConfigError(f"hint={hint!r} is not one of {', '.join(HINT_MODES)}.")
     if episodes < 1 or concurrency < 1 or batch < 1:
-        raise ConfigError(f"episodes={episodes}, concurrency={concurrency}, batch={batch}: "
-                          "each must be at least 1.")
+        raise ConfigError(
+            f"episodes={episodes}, concurrency={concurrency}, batch={batch}: "
+            "each must be at least 1."
+        )
     if difficulty is not None and not 1 <= difficulty <= 5:
         raise ConfigError(f"difficulty={difficulty}: difficulties are 1..5.")
     say = _progress_writer(progress)
@@ -413,16 +490,21 @@ def evaluate(llm: Any, ids: Sequence[str] | None = None, *, skill: str | None = 
     errors = 0
     try:
         for start in range(0, len(targets), max(1, batch // (2 * episodes))):
-            group = targets[start:start + max(1, batch // (2 * episodes))]
+            group = targets[start : start + max(1, batch // (2 * episodes))]
             plays: list[_Play] = []
             for target in group:
                 probe = ProgramEnv(target.source, pool=pool, on_error="terminate")
                 has_hint = probe.program_info.has_hint
                 probe.close()
-                results.append(EnvResult(target.env_id, target.title, target.skill,
-                                         target.kind, has_hint))
-                conditions = [c for c in (False, True) if (c is False and hint != "only")
-                              or (c is True and hint != "none" and has_hint)]
+                results.append(
+                    EnvResult(target.env_id, target.title, target.skill, target.kind, has_hint)
+                )
+                conditions = [
+                    c
+                    for c in (False, True)
+                    if (c is False and hint != "only")
+                    or (c is True and hint != "none" and has_hint)
+                ]
                 for hinted in conditions:
                     for k in range(episodes):
                         env = ProgramEnv(target.source, pool=pool, on_error="terminate")
@@ -440,7 +522,7 @@ def evaluate(llm: Any, ids: Sequence[str] | None = None, *, skill: str | None = 
             finally:
                 for play in plays:
                     play.env.close()
-            for result in results[-len(group):]:
+            for result in results[-len(group) :]:
                 mine = [p.result for p in plays if p.target.env_id == result.env_id]
                 result.plain = [r.outcome for r in mine if not r.hint]
                 result.hinted = [r.outcome for r in mine if r.hint]
@@ -451,9 +533,14 @@ def evaluate(llm: Any, ids: Sequence[str] | None = None, *, skill: str | None = 
         pool.close()
     if memory is not None:
         _record(memory, targets, results)
-    return EvalReport(getattr(llm, "name", type(llm).__name__), results, all_episodes,
-                      time.perf_counter() - started, errors,
-                      str(getattr(memory, "path", "")) or None if memory is not None else None)
+    return EvalReport(
+        getattr(llm, "name", type(llm).__name__),
+        results,
+        all_episodes,
+        time.perf_counter() - started,
+        errors,
+        str(getattr(memory, "path", "")) or None if memory is not None else None,
+    )
 
 
 def _record(memory: Any, targets: Sequence[_Target], results: Sequence[EnvResult]) -> None:
@@ -464,9 +551,12 @@ def _record(memory: Any, targets: Sequence[_Target], results: Sequence[EnvResult
             continue
         if result.env_id not in memory:
             target = by_id[result.env_id]
-            memory.add(result.env_id, target.source,
-                       first_observation=target.first_observation or None,
-                       skill=None if target.skill == "-" else target.skill)
+            memory.add(
+                result.env_id,
+                target.source,
+                first_observation=target.first_observation or None,
+                skill=None if target.skill == "-" else target.skill,
+            )
         memory.record_plays(result.env_id, plain=result.plain, hint=result.hinted)
 
 
@@ -474,8 +564,10 @@ def _line(result: EnvResult) -> str:
     def num(value: float | None) -> str:
         return "-" if value is None else f"{value:.2f}"
 
-    return (f"{result.env_id}: plain {num(result.win_rate_plain)}, hint "
-            f"{num(result.win_rate_hint)}, regret {num(result.regret)}")
+    return (
+        f"{result.env_id}: plain {num(result.win_rate_plain)}, hint "
+        f"{num(result.win_rate_hint)}, regret {num(result.regret)}"
+    )
 
 
 def _progress_writer(progress: Callable[[str], None] | bool | None) -> Callable[[str], None]:

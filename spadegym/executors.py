@@ -51,8 +51,9 @@ class Executor(abc.ABC):
     name = "executor"
 
     @abc.abstractmethod
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], *,
-            progress: Progress | None = None) -> list[Any]:
+    def map(
+        self, fn: Callable[[Any], Any], items: Sequence[Any], *, progress: Progress | None = None
+    ) -> list[Any]:
         """``[fn(item) for item in items]``, concurrently; failures become ``TaskLost``."""
 
     def close(self) -> None:  # noqa: B027 (optional: an executor may hold nothing)
@@ -73,8 +74,9 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int | None = None):
         self.workers = max(1, workers or min(4, os.cpu_count() or 1))
 
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], *,
-            progress: Progress | None = None) -> list[Any]:
+    def map(
+        self, fn: Callable[[Any], Any], items: Sequence[Any], *, progress: Progress | None = None
+    ) -> list[Any]:
         """Run the tasks on the thread pool."""
         results: list[Any] = [None] * len(items)
         with concurrent.futures.ThreadPoolExecutor(max_workers=self.workers) as pool:
@@ -103,8 +105,13 @@ class RayExecutor(Executor):
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, num_actors: int | None = None,
-                 max_retries: int = 2, init_kwargs: dict | None = None):
+    def __init__(
+        self,
+        address: str | None = None,
+        num_actors: int | None = None,
+        max_retries: int = 2,
+        init_kwargs: dict | None = None,
+    ):
         ray = init_ray(address, init_kwargs)
         self.ray = ray
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -117,8 +124,9 @@ class RayExecutor(Executor):
         for slot in range(self.num_actors):
             self._free.put(slot)
 
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], *,
-            progress: Progress | None = None) -> list[Any]:
+    def map(
+        self, fn: Callable[[Any], Any], items: Sequence[Any], *, progress: Progress | None = None
+    ) -> list[Any]:
         """Run the tasks on the actors, retrying those whose actor died."""
         ray = self.ray
         results: list[Any] = [None] * len(items)
@@ -138,8 +146,7 @@ class RayExecutor(Executor):
                 actor = self.actors[slot]
                 in_flight[actor.run.remote(fn_ref, items[k])] = (k, slot, actor)
             # With work still waiting, look up now and then for actors other callers freed.
-            done, _ = ray.wait(list(in_flight), num_returns=1,
-                               timeout=0.05 if pending else None)
+            done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.05 if pending else None)
             for ref in done:
                 k, slot, actor = in_flight.pop(ref)
                 try:
@@ -149,8 +156,11 @@ class RayExecutor(Executor):
                     if attempts[k] <= self.max_retries:
                         pending.append(k)
                         continue
-                    results[k] = TaskLost(k, f"its Ray actor died ({type(exc).__name__}) "
-                                          f"{attempts[k]} times", attempts[k])
+                    results[k] = TaskLost(
+                        k,
+                        f"its Ray actor died ({type(exc).__name__}) {attempts[k]} times",
+                        attempts[k],
+                    )
                 except ray.exceptions.RayTaskError as exc:
                     results[k] = TaskLost(k, f"the task raised: {exc.cause!r}", attempts[k])
                 finally:
@@ -219,8 +229,9 @@ def init_ray(address: str | None = None, init_kwargs: dict | None = None) -> Any
     except ImportError as exc:
         raise ConfigError("the Ray executor needs ray: pip install 'spadegym[ray]'") from exc
     if not ray.is_initialized():
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False,
-                 **(init_kwargs or {}))
+        ray.init(
+            address=address, ignore_reinit_error=True, log_to_driver=False, **(init_kwargs or {})
+        )
     return ray
 
 

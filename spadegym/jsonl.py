@@ -27,8 +27,9 @@ def objects(lines: Iterable[str], path: Path | str, kind: str) -> list[tuple[int
         try:
             record = json.loads(line)
         except ValueError as exc:
-            raise ConfigError(f"{path}:{number} is not JSON ({exc}); {kind} holds one JSON "
-                              "object a line.") from exc
+            raise ConfigError(
+                f"{path}:{number} is not JSON ({exc}); {kind} holds one JSON object a line."
+            ) from exc
         if not isinstance(record, dict):
             raise ConfigError(f"{path}:{number} is not a JSON object.")
         found.append((number, record))

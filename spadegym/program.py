@@ -142,8 +142,9 @@ class ToolEnv:
 
     def describe_tools(self) -> str:
         """The tool specs as JSON lines, ready to put in an observation."""
-        return "\n".join(json.dumps(spec, ensure_ascii=False, sort_keys=True)
-                         for spec in self.tools)
+        return "\n".join(
+            json.dumps(spec, ensure_ascii=False, sort_keys=True) for spec in self.tools
+        )
 
     def check(self, answer: str) -> float:
         """Score the final answer from the answer text and the env's state (override this)."""

@@ -46,8 +46,10 @@ def resolve_program(item: str) -> tuple[str, str]:
     env_id = item if "/" in item else gym_id(item)
     spec = registry.get(env_id)
     if spec is None or spec.entry_point != ENTRY_POINT:
-        raise SpadegymError(f"{item!r} is not a registered spadegym environment; pass an id such "
-                            "as spade/LockPick-v0 (see `spadegym list`) or a program text.")
+        raise SpadegymError(
+            f"{item!r} is not a registered spadegym environment; pass an id such "
+            "as spade/LockPick-v0 (see `spadegym list`) or a program text."
+        )
     source, _ = load_program(spec.kwargs["folder"])
     return env_id, source
 
@@ -79,9 +81,16 @@ class EnvBatch:
         autoreset: reset finished episodes within ``step`` (same-step, see the module).
     """
 
-    def __init__(self, envs: Sequence[str], *, pool: SandboxPool | None = None,
-                 num_workers: int | None = None, seed: int | None = None,
-                 sandbox: SandboxConfig | None = None, autoreset: bool = True):
+    def __init__(
+        self,
+        envs: Sequence[str],
+        *,
+        pool: SandboxPool | None = None,
+        num_workers: int | None = None,
+        seed: int | None = None,
+        sandbox: SandboxConfig | None = None,
+        autoreset: bool = True,
+    ):
         if not envs:
             raise SpadegymError("EnvBatch needs at least one environment id or program.")
         resolved = [resolve_program(item) for item in envs]
@@ -96,8 +105,7 @@ class EnvBatch:
                 handle = self.pool.open(source, label)
                 info = handle.info
                 rng = random.Random(f"{seed}/{k}") if seed is not None else random.Random()
-                self._slots.append(_Slot(label, handle, info.max_turns, info.num_players == 2,
-                                         rng))
+                self._slots.append(_Slot(label, handle, info.max_turns, info.num_players == 2, rng))
         except BaseException:
             self.close()
             raise
@@ -110,8 +118,12 @@ class EnvBatch:
     def __len__(self) -> int:
         return len(self._slots)
 
-    def reset(self, seed: int | None = None, options: dict | None = None,
-              indices: Sequence[int] | None = None) -> tuple[list[str], list[dict]]:
+    def reset(
+        self,
+        seed: int | None = None,
+        options: dict | None = None,
+        indices: Sequence[int] | None = None,
+    ) -> tuple[list[str], list[dict]]:
         """Start new episodes (all instances, or only ``indices``).
 
         Args:
@@ -131,8 +143,9 @@ class EnvBatch:
         results = self._reset_many(chosen, seeds, options)
         return [results[k][0] for k in chosen], [results[k][1] for k in chosen]
 
-    def _reset_many(self, chosen: Sequence[int], seeds: dict[int, int | None],
-                    options: dict | None) -> dict[int, tuple[str, dict]]:
+    def _reset_many(
+        self, chosen: Sequence[int], seeds: dict[int, int | None], options: dict | None
+    ) -> dict[int, tuple[str, dict]]:
         """Reset instances in one batch (the workers reset in parallel)."""
         batch = []
         for k in chosen:
@@ -147,15 +160,15 @@ class EnvBatch:
             slot = self._slots[k]
             if isinstance(result, ProgramError):
                 slot.error = {"kind": result.kind, "message": str(result)}
-                results[k] = (f"The environment failed to reset: {result}",
-                              {"error": slot.error})
+                results[k] = (f"The environment failed to reset: {result}", {"error": slot.error})
             else:
                 slot.error = None
                 results[k] = result
         return results
 
-    def step(self, actions: Sequence[str]) -> tuple[list[str], list[float], list[bool],
-                                                   list[bool], list[dict]]:
+    def step(
+        self, actions: Sequence[str]
+    ) -> tuple[list[str], list[float], list[bool], list[bool], list[dict]]:
         """Play one reply in every instance at once.
 
         Returns:
@@ -164,15 +177,20 @@ class EnvBatch:
             and its info carries ``final_observation`` and ``final_info``.
         """
         if len(actions) != len(self._slots):
-            raise SpadegymError(f"step() got {len(actions)} actions for {len(self._slots)} "
-                                "environments; pass one reply per environment.")
+            raise SpadegymError(
+                f"step() got {len(actions)} actions for {len(self._slots)} "
+                "environments; pass one reply per environment."
+            )
         for k, action in enumerate(actions):
             if not isinstance(action, str):
-                raise SpadegymError(f"actions[{k}] is a {type(action).__name__}; actions are "
-                                    "str replies.")
+                raise SpadegymError(
+                    f"actions[{k}] is a {type(action).__name__}; actions are str replies."
+                )
             if self._slots[k].done:
-                raise SpadegymError(f"environment {k} ({self._slots[k].label}) has no episode "
-                                    "running; call reset() first (or use autoreset=True).")
+                raise SpadegymError(
+                    f"environment {k} ({self._slots[k].label}) has no episode "
+                    "running; call reset() first (or use autoreset=True)."
+                )
         live = [k for k, s in enumerate(self._slots) if s.error is None]
         answers = self.pool.step_batch([(self._slots[k].handle, actions[k]) for k in live])
         results: dict[int, Any] = dict(zip(live, answers))
@@ -181,30 +199,39 @@ class EnvBatch:
         terminated, truncated, infos = [False] * n, [False] * n, [{} for _ in range(n)]
         finished = []
         for k, slot in enumerate(self._slots):
-            result = results.get(k, ProgramError(slot.error["message"], slot.error["kind"])
-                                 if slot.error else None)
+            result = results.get(
+                k, ProgramError(slot.error["message"], slot.error["kind"]) if slot.error else None
+            )
             if isinstance(result, ProgramError):
                 obs[k], terminated[k] = f"The environment failed: {result}", True
                 infos[k] = {"error": {"kind": result.kind, "message": str(result)}}
             else:
                 obs[k], rewards[k] = result.observation, result.reward
-                terminated[k], truncated[k], infos[k] = (result.terminated, result.truncated,
-                                                         result.info)
+                terminated[k], truncated[k], infos[k] = (
+                    result.terminated,
+                    result.truncated,
+                    result.info,
+                )
             slot.turn += 1
             if not terminated[k] and slot.turn >= slot.max_turns:
                 truncated[k] = True
             if terminated[k] or truncated[k]:
                 slot.done = True
-                outcome = episode_outcome(rewards[k], terminated[k], infos[k],
-                                          2 if slot.two_player else 1)
+                outcome = episode_outcome(
+                    rewards[k], terminated[k], infos[k], 2 if slot.two_player else 1
+                )
                 infos[k] = {**infos[k], "episode_outcome": outcome, "episode_turns": slot.turn}
                 finished.append(k)
         if self.autoreset and finished:
             fresh = self._reset_many(finished, {}, None)
             for k in finished:
                 new_obs, new_info = fresh[k]
-                infos[k] = {**new_info, "final_observation": obs[k], "final_info": infos[k],
-                            "episode_outcome": infos[k]["episode_outcome"]}
+                infos[k] = {
+                    **new_info,
+                    "final_observation": obs[k],
+                    "final_info": infos[k],
+                    "episode_outcome": infos[k]["episode_outcome"],
+                }
                 obs[k] = new_obs
         return obs, rewards, terminated, truncated, infos
 
@@ -221,4 +248,3 @@ class EnvBatch:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

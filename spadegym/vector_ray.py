@@ -93,8 +93,9 @@ class _ShardActor:
             self.sources[digest] = local
         return self.sources[digest]
 
-    def open(self, label: str, digest: str,
-             shipped: list[Any]) -> tuple[int, ProgramInfo] | _Failure:
+    def open(
+        self, label: str, digest: str, shipped: list[Any]
+    ) -> tuple[int, ProgramInfo] | _Failure:
         try:
             handle = self.pool.open(self._source(label, digest, shipped), label)
         except ProgramError as exc:
@@ -142,8 +143,7 @@ class _ShardActor:
 
 
 def _lost(label: str, why: str) -> ProgramError:
-    return ProgramError(f"{label} was lost: {why}; reset() re-creates it on a fresh actor.",
-                        "lost")
+    return ProgramError(f"{label} was lost: {why}; reset() re-creates it on a fresh actor.", "lost")
 
 
 class _Shard:
@@ -174,8 +174,9 @@ class _Shard:
                 (kind ``"lost"``, naming ``label``); a dead actor is replaced first.
         """
         actor = actor if actor is not None else self.snapshot()[0]
-        answer, errors = self.pool._gather(self, actor, getattr(actor, method).remote(*args),
-                                           [label])
+        answer, errors = self.pool._gather(
+            self, actor, getattr(actor, method).remote(*args), [label]
+        )
         if errors:
             raise errors[0]
         if isinstance(answer, _Failure):
@@ -197,8 +198,7 @@ class _Shard:
     def load_cached(self, source: str, filename: str = "<program>") -> ProgramInfo:
         """Load a program on the actor and describe its class (as a sandbox worker does)."""
         digest = _digest(source)
-        return self.request(filename, "load", filename, digest,
-                            [self.pool._ship(source, digest)])
+        return self.request(filename, "load", filename, digest, [self.pool._ship(source, digest)])
 
     def close(self) -> None:
         """Stop the actor (and with it, its sandbox workers)."""
@@ -227,8 +227,9 @@ class RemoteEnvHandle:
     def _create(self) -> ProgramInfo:
         actor, generation = self.worker.snapshot()
         shipped = [self.worker.pool._ship(self.source, self.digest)]
-        key, info = self.worker.request(self.filename, "open", self.filename, self.digest,
-                                        shipped, actor=actor)
+        key, info = self.worker.request(
+            self.filename, "open", self.filename, self.digest, shipped, actor=actor
+        )
         self.instance, self.generation = key, generation
         return info
 
@@ -291,13 +292,22 @@ class RaySandboxPool(SandboxPool):
         init_kwargs: passed to ``ray.init`` when this pool starts Ray.
     """
 
-    def __init__(self, num_actors: int | None = None, workers_per_actor: int = 1,
-                 config: SandboxConfig | None = None, *, address: str | None = None,
-                 actor_cpus: float = 0.0, timeout: float = 300.0,
-                 init_kwargs: dict | None = None):
+    def __init__(
+        self,
+        num_actors: int | None = None,
+        workers_per_actor: int = 1,
+        config: SandboxConfig | None = None,
+        *,
+        address: str | None = None,
+        actor_cpus: float = 0.0,
+        timeout: float = 300.0,
+        init_kwargs: dict | None = None,
+    ):
         if workers_per_actor < 1 or (num_actors is not None and num_actors < 1):
-            raise SpadegymError(f"num_actors={num_actors}, workers_per_actor="
-                                f"{workers_per_actor}: each must be at least 1.")
+            raise SpadegymError(
+                f"num_actors={num_actors}, workers_per_actor="
+                f"{workers_per_actor}: each must be at least 1."
+            )
         self.ray = init_ray(address, init_kwargs)
         self.config = config or SandboxConfig()
         self.workers_per_actor = workers_per_actor
@@ -308,16 +318,19 @@ class RaySandboxPool(SandboxPool):
         self._shipped: dict[str, Any] = {}
         self._ship_lock = threading.Lock()
         exceptions = self.ray.exceptions
-        self._dead = (exceptions.RayActorError, exceptions.WorkerCrashedError,
-                      exceptions.GetTimeoutError)
+        self._dead = (
+            exceptions.RayActorError,
+            exceptions.WorkerCrashedError,
+            exceptions.GetTimeoutError,
+        )
         self.workers: list[Any] = [_Shard(self) for _ in range(num_actors or min(8, cpus))]
         self._load = [0] * len(self.workers)
 
     def _start_actor(self) -> Any:
         # SPREAD places the actors on different nodes where the cluster has several.
-        return self._actor_class.options(num_cpus=self.actor_cpus,
-                                         scheduling_strategy="SPREAD").remote(
-            self.workers_per_actor, self.config)
+        return self._actor_class.options(
+            num_cpus=self.actor_cpus, scheduling_strategy="SPREAD"
+        ).remote(self.workers_per_actor, self.config)
 
     def _ship(self, source: str, digest: str) -> Any:
         """The program's text in the object store, put there once per pool."""
@@ -326,20 +339,25 @@ class RaySandboxPool(SandboxPool):
                 self._shipped[digest] = self.ray.put(source)
             return self._shipped[digest]
 
-    def _gather(self, shard: _Shard, actor: Any, ref: Any,
-                labels: list[str]) -> tuple[Any, list[ProgramError] | None]:
+    def _gather(
+        self, shard: _Shard, actor: Any, ref: Any, labels: list[str]
+    ) -> tuple[Any, list[ProgramError] | None]:
         """``(answer, None)``, or ``(None, one error per label)`` when the actor failed."""
         try:
             return self.ray.get(ref, timeout=self.timeout), None
         except self._dead as exc:
             shard.replace(actor)
-            why = (f"its Ray actor did not answer within {self.timeout:g} s"
-                   if isinstance(exc, self.ray.exceptions.GetTimeoutError)
-                   else f"its Ray actor died ({type(exc).__name__})")
+            why = (
+                f"its Ray actor did not answer within {self.timeout:g} s"
+                if isinstance(exc, self.ray.exceptions.GetTimeoutError)
+                else f"its Ray actor died ({type(exc).__name__})"
+            )
             return None, [_lost(label, why) for label in labels]
         except self.ray.exceptions.RayTaskError as exc:  # a bug on the actor's side
-            return None, [ProgramError(f"{label}: the Ray actor failed: {exc.cause!r}",
-                                       "sandbox") for label in labels]
+            return None, [
+                ProgramError(f"{label}: the Ray actor failed: {exc.cause!r}", "sandbox")
+                for label in labels
+            ]
 
     def open(self, source: str, filename: str = "<program>") -> RemoteEnvHandle:
         """Create an instance of ``source`` on the actor holding the fewest."""
@@ -350,11 +368,13 @@ class RaySandboxPool(SandboxPool):
 
     def open_many(self, items: Sequence[tuple[str, str]]) -> list[Any]:
         """``open`` for each ``(source, filename)`` in turn; failures come back as values."""
-        return [as_value(functools.partial(self.open, source, filename))
-                for source, filename in items]
+        return [
+            as_value(functools.partial(self.open, source, filename)) for source, filename in items
+        ]
 
-    def reset_batch(self, batch: Sequence[tuple[Any, int | None, dict | None]]
-                    ) -> list[tuple[str, dict] | ProgramError]:
+    def reset_batch(
+        self, batch: Sequence[tuple[Any, int | None, dict | None]]
+    ) -> list[tuple[str, dict] | ProgramError]:
         """Reset each ``(handle, seed, options)``, the actors in parallel; failures as values."""
         results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
 
@@ -393,16 +413,18 @@ class RaySandboxPool(SandboxPool):
             pairs = [(batch[p][0].instance, batch[p][1]) for p in positions]
             sent.append((shard, actor, positions, actor.step.remote(pairs)))
         for shard, actor, positions, ref in sent:
-            answers, errors = self._gather(shard, actor, ref,
-                                           [batch[p][0].filename for p in positions])
+            answers, errors = self._gather(
+                shard, actor, ref, [batch[p][0].filename for p in positions]
+            )
             for p, answer in zip(positions, errors or answers, strict=True):
                 results[p] = answer.error() if isinstance(answer, _Failure) else answer
         return results  # type: ignore[return-value]
 
     def stats(self) -> list[dict[str, int]]:
         """Per actor: programs read from its node's registry or fetched, and instances held."""
-        return [self.ray.get(shard.actor.stats.remote(), timeout=self.timeout)
-                for shard in self.workers]
+        return [
+            self.ray.get(shard.actor.stats.remote(), timeout=self.timeout) for shard in self.workers
+        ]
 
     def close(self) -> None:
         """Stop every actor (Ray itself stays up for the caller)."""
@@ -431,15 +453,24 @@ class RayEnvBatch(EnvBatch):
         init_kwargs: passed to ``ray.init`` when this batch starts Ray.
     """
 
-    def __init__(self, envs: Sequence[str], *, num_actors: int | None = None,
-                 workers_per_actor: int = 1, seed: int | None = None,
-                 sandbox: SandboxConfig | None = None, autoreset: bool = True,
-                 pool: RaySandboxPool | None = None, address: str | None = None,
-                 init_kwargs: dict | None = None):
+    def __init__(
+        self,
+        envs: Sequence[str],
+        *,
+        num_actors: int | None = None,
+        workers_per_actor: int = 1,
+        seed: int | None = None,
+        sandbox: SandboxConfig | None = None,
+        autoreset: bool = True,
+        pool: RaySandboxPool | None = None,
+        address: str | None = None,
+        init_kwargs: dict | None = None,
+    ):
         own = pool is None
         if pool is None:
-            pool = RaySandboxPool(num_actors, workers_per_actor, sandbox, address=address,
-                                  init_kwargs=init_kwargs)
+            pool = RaySandboxPool(
+                num_actors, workers_per_actor, sandbox, address=address, init_kwargs=init_kwargs
+            )
         try:
             super().__init__(envs, pool=pool, seed=seed, autoreset=autoreset)
         except BaseException:

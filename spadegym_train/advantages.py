@@ -23,8 +23,7 @@ def zscore(rewards: Sequence[float]) -> list[float]:
     return [(r - mu) / (std + EPS) for r in rewards]
 
 
-def grouped(rewards: Sequence[float], groups: Sequence[Hashable], *,
-            scale: bool) -> list[float]:
+def grouped(rewards: Sequence[float], groups: Sequence[Hashable], *, scale: bool) -> list[float]:
     """Per-group advantages: z-scores when ``scale``, else the group mean subtracted."""
     members: dict[Hashable, list[int]] = defaultdict(list)
     for index, group in enumerate(groups):

@@ -60,11 +60,15 @@ class RunState:
         """Rebuild ``to_json``."""
         data = json.loads(text)
         version, internal, gauss = data["sampler"]
-        return cls(iteration=data["iteration"], regeneration=data["regeneration"],
-                   pool=[PoolEnv(**p) for p in data["pool"]],
-                   candidates=[Candidate(**c) for c in data["candidates"]],
-                   next_candidates=[Candidate(**c) for c in data.get("next_candidates", [])],
-                   baselines=data["baselines"], sampler=(version, tuple(internal), gauss))
+        return cls(
+            iteration=data["iteration"],
+            regeneration=data["regeneration"],
+            pool=[PoolEnv(**p) for p in data["pool"]],
+            candidates=[Candidate(**c) for c in data["candidates"]],
+            next_candidates=[Candidate(**c) for c in data.get("next_candidates", [])],
+            baselines=data["baselines"],
+            sampler=(version, tuple(internal), gauss),
+        )
 
 
 def _jsonable(value: Any) -> Any:
@@ -75,8 +79,11 @@ def _jsonable(value: Any) -> Any:
 
 def rng_states() -> dict[str, Any]:
     """The global generators' states."""
-    states: dict[str, Any] = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
-                              "random": random.getstate()}
+    states: dict[str, Any] = {
+        "torch": torch.get_rng_state(),
+        "numpy": np.random.get_state(),
+        "random": random.getstate(),
+    }
     if torch.cuda.is_available():
         states["cuda"] = torch.cuda.get_rng_state_all()
     return states
@@ -96,8 +103,9 @@ def _copy_folder(source: Path, target: Path) -> None:
         shutil.copytree(source, target, ignore=shutil.ignore_patterns(".lock", "*.lock"))
 
 
-def save_checkpoint(workspace: Path, state: RunState, policy: Any, optimizer: Any,
-                    memory: Any) -> Path:
+def save_checkpoint(
+    workspace: Path, state: RunState, policy: Any, optimizer: Any, memory: Any
+) -> Path:
     """Write a checkpoint of ``state`` (whose ``iteration`` is the next one to run)."""
     root = workspace / "checkpoints"
     root.mkdir(parents=True, exist_ok=True)

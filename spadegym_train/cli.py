@@ -22,16 +22,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spadegym-train",
         description="SPADE-style self-play: one model designs environments and learns to "
-                    "solve them. Settings: a preset, then --config, then key=value overrides "
-                    "(any TrainConfig field).")
+        "solve them. Settings: a preset, then --config, then key=value overrides "
+        "(any TrainConfig field).",
+    )
     parser.add_argument("--config", help="YAML file of TrainConfig fields")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="starting settings")
     parser.add_argument("--workspace", help="run folder (overrides the config's)")
     parser.add_argument("--iterations", type=int, help="iterations to run in all")
-    parser.add_argument("--print-config", action="store_true",
-                        help="print the resolved configuration as YAML and exit")
-    parser.add_argument("overrides", nargs="*", metavar="key=value",
-                        help="TrainConfig fields, e.g. mode=fixed kl_coef=0.005")
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the resolved configuration as YAML and exit",
+    )
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="key=value",
+        help="TrainConfig fields, e.g. mode=fixed kl_coef=0.005",
+    )
     return parser
 
 

@@ -78,8 +78,17 @@ class TrainConfig:
     lora_dropout: float = 0.0
     """Dropout on the LoRA input; 0 keeps the first importance ratio of an update exactly 1."""
 
-    lora_target_modules: list[str] = field(default_factory=lambda: [
-        "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
+    lora_target_modules: list[str] = field(
+        default_factory=lambda: [
+            "q_proj",
+            "k_proj",
+            "v_proj",
+            "o_proj",
+            "gate_proj",
+            "up_proj",
+            "down_proj",
+        ]
+    )
     """Module names that get LoRA adapters."""
 
     separate_adapters: bool = False
@@ -265,35 +274,63 @@ class TrainConfig:
         _choice("engine", self.engine, ENGINES)
         _choice("optimizer", self.optimizer, OPTIMIZERS)
         _choice("dtype", self.dtype, ("auto", "bfloat16", "float16", "float32"))
-        for name in ("iterations", "plays_per_env", "regen_interval", "pool_size",
-                     "max_episode_turns", "micro_batch_size", "ppo_epochs", "lora_r",
-                     "generation_batch_size", "sandbox_workers", "validation_workers",
-                     "solver_max_new_tokens", "designer_max_new_tokens", "max_prompt_tokens"):
+        for name in (
+            "iterations",
+            "plays_per_env",
+            "regen_interval",
+            "pool_size",
+            "max_episode_turns",
+            "micro_batch_size",
+            "ppo_epochs",
+            "lora_r",
+            "generation_batch_size",
+            "sandbox_workers",
+            "validation_workers",
+            "solver_max_new_tokens",
+            "designer_max_new_tokens",
+            "max_prompt_tokens",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be at least 1.")
-        if self.executor != "local" and self.executor != "ray" \
-                and not self.executor.startswith("ray:"):
-            raise ConfigError(f"executor={self.executor!r} is not supported; use 'local', 'ray' "
-                              "or 'ray:<address>'.")
+        if (
+            self.executor != "local"
+            and self.executor != "ray"
+            and not self.executor.startswith("ray:")
+        ):
+            raise ConfigError(
+                f"executor={self.executor!r} is not supported; use 'local', 'ray' "
+                "or 'ray:<address>'."
+            )
         if self.model == RANDOM_MODEL and "model_type" not in self.random_model_config:
-            raise ConfigError("model='random' builds a model from random_model_config, which "
-                              "needs a model_type (e.g. 'qwen3'); set it or use preset tiny-cpu.")
+            raise ConfigError(
+                "model='random' builds a model from random_model_config, which "
+                "needs a model_type (e.g. 'qwen3'); set it or use preset tiny-cpu."
+            )
         if self.engine == "vllm" and self.model == RANDOM_MODEL:
-            raise ConfigError("engine='vllm' loads the model from disk by name; a 'random' model "
-                              "runs with engine='hf'.")
+            raise ConfigError(
+                "engine='vllm' loads the model from disk by name; a 'random' model "
+                "runs with engine='hf'."
+            )
         if not 0.0 < self.temperature:
-            raise ConfigError(f"temperature={self.temperature} must be positive; greedy "
-                              "decoding gives no exploration to learn from.")
+            raise ConfigError(
+                f"temperature={self.temperature} must be positive; greedy "
+                "decoding gives no exploration to learn from."
+            )
         if not 0.0 <= self.eval_fraction < 1.0:
             raise ConfigError(f"eval_fraction={self.eval_fraction} must lie in [0, 1).")
         if not 0.0 < self.rae_decay < 1.0:
             raise ConfigError(f"rae_decay={self.rae_decay} must lie in (0, 1); SPIRAL uses 0.95.")
         if self.clip_eps_low <= 0 or self.clip_eps_high <= 0:
             raise ConfigError("clip_eps_low and clip_eps_high must be positive (0.2 / 0.28).")
-        if self.mode == "spade" and self.docs_per_regen * self.candidates_per_doc < 1 \
-                and not self.scripted_designer:
-            raise ConfigError("spade mode needs candidates: set docs_per_regen and "
-                              "candidates_per_doc >= 1, or a scripted_designer.")
+        if (
+            self.mode == "spade"
+            and self.docs_per_regen * self.candidates_per_doc < 1
+            and not self.scripted_designer
+        ):
+            raise ConfigError(
+                "spade mode needs candidates: set docs_per_regen and "
+                "candidates_per_doc >= 1, or a scripted_designer."
+            )
         unknown = [s for s in self.skills if not s or not isinstance(s, str)]
         if unknown or not self.skills:
             raise ConfigError(f"skills={self.skills!r} must be a non-empty list of names.")
@@ -328,8 +365,12 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key.strip().replace("-", "_"), yaml.safe_load(raw) if raw.strip() else ""
 
 
-def load_config(path: str | Path | None = None, *, preset: str | None = None,
-                overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
+def load_config(
+    path: str | Path | None = None,
+    *,
+    preset: str | None = None,
+    overrides: list[str] | dict[str, Any] | None = None,
+) -> TrainConfig:
     """Build a ``TrainConfig`` from a preset, a YAML file and overrides, in that order.
 
     Args:

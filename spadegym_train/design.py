@@ -88,16 +88,21 @@ def pick_skills(skills: list[str], count: int, regeneration: int) -> list[str]:
     return [skills[(start + k) % len(skills)] for k in range(count)]
 
 
-def memory_context(memory: Any, skill: str, document: str
-                   ) -> tuple[list[Example], Example | None, list[Example]]:
+def memory_context(
+    memory: Any, skill: str, document: str
+) -> tuple[list[Example], Example | None, list[Example]]:
     """Frontier examples, one negative, and nearby titles for a design prompt."""
     if memory is None or len(memory) == 0:
         return [], None, []
-    examples = [Example(s.env_id, s.title, s.skill, s.win_rate, s.regret)
-                for s in memory.frontier(k=2, skill=skill)]
+    examples = [
+        Example(s.env_id, s.title, s.skill, s.win_rate, s.regret)
+        for s in memory.frontier(k=2, skill=skill)
+    ]
     negative = None
-    for stats, why in ((memory.too_easy(k=1, skill=skill), "too easy"),
-                       (memory.too_hard(k=1, skill=skill), "too hard")):
+    for stats, why in (
+        (memory.too_easy(k=1, skill=skill), "too easy"),
+        (memory.too_hard(k=1, skill=skill), "too hard"),
+    ):
         if stats and negative is None:
             s = stats[0]
             negative = Example(s.env_id, s.title, s.skill, s.win_rate, s.regret, why=why)
@@ -115,15 +120,24 @@ def recorded_replies(pattern: str | None) -> list[str]:
         return []
     paths = sorted(glob.glob(pattern))
     if not paths:
-        raise ConfigError(f"scripted_designer={pattern!r} names no file (relative globs are "
-                          "read from the current folder); give a glob of recorded replies, "
-                          "or scripted_designer=null to run without.")
+        raise ConfigError(
+            f"scripted_designer={pattern!r} names no file (relative globs are "
+            "read from the current folder); give a glob of recorded replies, "
+            "or scripted_designer=null to run without."
+        )
     return [Path(p).read_text(encoding="utf-8") for p in paths]
 
 
-def write_candidates(config: Any, engine: Any, tokenizer: Any, corpus: Any, memory: Any,
-                     rng: random.Random, regeneration: int, recorded: list[str]
-                     ) -> list[Candidate]:
+def write_candidates(
+    config: Any,
+    engine: Any,
+    tokenizer: Any,
+    corpus: Any,
+    memory: Any,
+    rng: random.Random,
+    regeneration: int,
+    recorded: list[str],
+) -> list[Candidate]:
     """Build the design prompts and sample ``candidates_per_doc`` replies for each.
 
     Recorded replies (``scripted_per_regen`` of them, in turn) are attached to the prompts in
@@ -136,10 +150,17 @@ def write_candidates(config: Any, engine: Any, tokenizer: Any, corpus: Any, memo
         document = corpus.sample(rng).text
         difficulty = rng.randint(1, 5)
         examples, negative, nearby = memory_context(memory, skill, document)
-        messages = design_messages(skill, difficulty, document, examples=examples,
-                                   negative=negative, nearby=nearby)
-        prompts.append((skill, encode_chat(tokenizer, messages, config.max_prompt_tokens,
-                                           config.chat_template_kwargs)))
+        messages = design_messages(
+            skill, difficulty, document, examples=examples, negative=negative, nearby=nearby
+        )
+        prompts.append(
+            (
+                skill,
+                encode_chat(
+                    tokenizer, messages, config.max_prompt_tokens, config.chat_template_kwargs
+                ),
+            )
+        )
     candidates: list[Candidate] = []
     if config.candidates_per_doc > 0 and prompts:
         flat = [ids for _, ids in prompts for _ in range(config.candidates_per_doc)]
@@ -152,7 +173,7 @@ def write_candidates(config: Any, engine: Any, tokenizer: Any, corpus: Any, memo
             text = recorded[(regeneration * config.scripted_per_regen + j) % len(recorded)]
             skill, ids = prompts[j % len(prompts)]
             tokens = tokenizer(text, add_special_tokens=False)["input_ids"]
-            tokens = (tokens + [tokenizer.eos_token_id])[:config.designer_max_new_tokens]
+            tokens = (tokens + [tokenizer.eos_token_id])[: config.designer_max_new_tokens]
             candidates.append(Candidate(skill, ids, tokens, text, scripted=True))
     return candidates
 
@@ -178,8 +199,9 @@ def validation_config(config: Any) -> ValidationConfig:
     return ValidationConfig(fuzz_examples=config.fuzz_examples)
 
 
-def validate_candidates(validator: Validator, candidates: list[Candidate],
-                        copies: dict[int, str]) -> list[Any]:
+def validate_candidates(
+    validator: Validator, candidates: list[Candidate], copies: dict[int, str]
+) -> list[Any]:
     """A validation report per candidate (the copies get a failed ``novelty`` check).
 
     Touches neither the memory nor the registry, so it may run on a background thread.
@@ -190,14 +212,21 @@ def validate_candidates(validator: Validator, candidates: list[Candidate],
     for k, report in zip(to_validate, validated, strict=True):
         reports[k] = report
     for k, copy in copies.items():
-        reports[k] = ValidationReport(ok=False, checks=[CheckResult(
-            "novelty", False, f"exact copy of {copy} (same normalised code)")])
+        reports[k] = ValidationReport(
+            ok=False,
+            checks=[CheckResult("novelty", False, f"exact copy of {copy} (same normalised code)")],
+        )
     return reports
 
 
-def commit(config: Any, candidates: list[Candidate], reports: list[Any], memory: Any,
-           registry_root: Path, iteration: int) -> tuple[list[tuple[Candidate, Any]],
-                                                         dict[str, float]]:
+def commit(
+    config: Any,
+    candidates: list[Candidate],
+    reports: list[Any],
+    memory: Any,
+    registry_root: Path,
+    iteration: int,
+) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
     """Judge novelty and register the valid, new candidates, in order (on the loop's thread).
 
     Returns:
@@ -208,32 +237,43 @@ def commit(config: Any, candidates: list[Candidate], reports: list[Any], memory:
     for index, (candidate, report) in enumerate(zip(candidates, reports, strict=True)):
         if report.ok and memory is not None:
             # Checked after each add, so the second of two copies in one batch is caught too.
-            novelty = memory.check_novelty(report.program, first_observation=report.properties
-                                           .get("first_observation"))
+            novelty = memory.check_novelty(
+                report.program, first_observation=report.properties.get("first_observation")
+            )
             if not novelty.novel:
                 report.ok = False
                 candidate.feedback = f"novelty: {novelty.reason}"
         if not report.ok:
             first = report.failures[0] if report.failures else None
             candidate.feedback = candidate.feedback or (
-                f"{first.name}: {first.message}" if first else "not run")
+                f"{first.name}: {first.message}" if first else "not run"
+            )
             name = candidate.feedback.split(":", 1)[0]
             failures[name] = failures.get(name, 0) + 1
             continue
-        provenance = {"iteration": iteration, "skill": candidate.skill,
-                      "scripted": candidate.scripted, "candidate": index}
+        provenance = {
+            "iteration": iteration,
+            "skill": candidate.skill,
+            "scripted": candidate.scripted,
+            "candidate": index,
+        }
         candidate.env_key = register(registry_root, report.program, report, provenance)
         candidate.valid = True
         if memory is not None:
-            memory.add(candidate.env_key, report.program,
-                       first_observation=report.properties.get("first_observation"),
-                       skill=candidate.skill)
+            memory.add(
+                candidate.env_key,
+                report.program,
+                first_observation=report.properties.get("first_observation"),
+                skill=candidate.skill,
+            )
         accepted.append((candidate, report))
     total = max(1, len(candidates))
-    metrics = {"validate/candidates": float(len(candidates)),
-               "validate/accepted": float(len(accepted)),
-               "validate/accept_rate": len(accepted) / total,
-               "validate/seconds": sum(r.seconds for r in reports)}
+    metrics = {
+        "validate/candidates": float(len(candidates)),
+        "validate/accepted": float(len(accepted)),
+        "validate/accept_rate": len(accepted) / total,
+        "validate/seconds": sum(r.seconds for r in reports),
+    }
     for name, count in sorted(failures.items()):
         metrics[f"validate/fail_{name}"] = float(count)
     return accepted, metrics
@@ -253,8 +293,15 @@ def write_hints(config: Any, engine: Any, tokenizer: Any, pool: list[PoolEnv]) -
     todo = [env for env in pool if not env.has_hint]
     if not todo:
         return 0
-    prompts = [encode_chat(tokenizer, hint_messages(env.source), config.max_prompt_tokens,
-                           config.chat_template_kwargs) for env in todo]
+    prompts = [
+        encode_chat(
+            tokenizer,
+            hint_messages(env.source),
+            config.max_prompt_tokens,
+            config.chat_template_kwargs,
+        )
+        for env in todo
+    ]
     replies = engine.generate(prompts, "hint", config.hint_max_new_tokens)
     kept = 0
     for env, reply in zip(todo, replies, strict=True):

@@ -140,8 +140,9 @@ def _clip(value: Any) -> float:
 def _start_all(specs: Sequence[EpisodeSpec], pool: SandboxPool) -> list[_Live]:
     """Open and reset every episode's instance, each worker's in one batch; fetch hints."""
     lives = []
-    for spec, handle in zip(specs, pool.open_many([(s.source, s.env_key) for s in specs]),
-                            strict=True):
+    for spec, handle in zip(
+        specs, pool.open_many([(s.source, s.env_key) for s in specs]), strict=True
+    ):
         failed = isinstance(handle, ProgramError)
         live = _Live(spec, None if failed else handle)
         if failed:
@@ -210,10 +211,18 @@ def open_episode_pool(executor: str, sandbox_workers: int) -> SandboxPool:
     return RaySandboxPool(workers_per_actor=sandbox_workers, address=address)
 
 
-def play_episodes(specs: Sequence[EpisodeSpec], pool: SandboxPool, engine: GenerationEngine,
-                  tokenizer: Any, *, max_prompt_tokens: int, max_new_tokens: int,
-                  history_turns: int, template_kwargs: dict[str, Any] | None = None,
-                  timings: dict[str, float] | None = None) -> list[Episode]:
+def play_episodes(
+    specs: Sequence[EpisodeSpec],
+    pool: SandboxPool,
+    engine: GenerationEngine,
+    tokenizer: Any,
+    *,
+    max_prompt_tokens: int,
+    max_new_tokens: int,
+    history_turns: int,
+    template_kwargs: dict[str, Any] | None = None,
+    timings: dict[str, float] | None = None,
+) -> list[Episode]:
     """Play every spec to the end, all episodes advancing together one round at a time.
 
     Args:
@@ -241,18 +250,26 @@ def play_episodes(specs: Sequence[EpisodeSpec], pool: SandboxPool, engine: Gener
         if not active:
             break
         clock = time.perf_counter()
-        prompts = [encode_chat(tokenizer, solver_messages(live.conversations[live.seat],
-                                                          history_turns),
-                               max_prompt_tokens, template_kwargs) for live in active]
+        prompts = [
+            encode_chat(
+                tokenizer,
+                solver_messages(live.conversations[live.seat], history_turns),
+                max_prompt_tokens,
+                template_kwargs,
+            )
+            for live in active
+        ]
         replies = engine.generate(prompts, "solver", max_new_tokens)
         timings["model"] = timings.get("model", 0.0) + time.perf_counter() - clock
         clock = time.perf_counter()
         for live, reply in zip(active, replies, strict=True):
-            live.episode.turns.append(Turn(live.seat, reply.prompt_ids, reply.response_ids,
-                                           reply.text))
+            live.episode.turns.append(
+                Turn(live.seat, reply.prompt_ids, reply.response_ids, reply.text)
+            )
             live.conversations[live.seat].append({"role": "assistant", "content": reply.text})
-        results = pool.step_batch([(live.handle, reply.text)
-                                   for live, reply in zip(active, replies, strict=True)])
+        results = pool.step_batch(
+            [(live.handle, reply.text) for live, reply in zip(active, replies, strict=True)]
+        )
         for live, result in zip(active, results, strict=True):
             _advance(live, result)
         timings["env"] = timings.get("env", 0.0) + time.perf_counter() - clock

@@ -45,8 +45,9 @@ def held_out(env_id: str, fraction: float) -> bool:
     return int.from_bytes(digest[:4], "big") / 2**32 < fraction
 
 
-def split_library(envs: list[LibraryEnv], fraction: float) -> tuple[list[LibraryEnv],
-                                                                    list[LibraryEnv]]:
+def split_library(
+    envs: list[LibraryEnv], fraction: float
+) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
     """``(train, eval)``: the held-out slice by ``held_out``, the rest for training."""
     train = [e for e in envs if not held_out(e.env_id, fraction)]
     evaluation = [e for e in envs if held_out(e.env_id, fraction)]

@@ -71,24 +71,35 @@ def describe(sandbox: SandboxPool, env: LibraryEnv) -> PoolEnv | None:
         info = sandbox.workers[0].load_cached(env.source, env.env_id)
     except ProgramError:
         return None
-    return PoolEnv(env.env_id, env.source, info.skill or "", info.num_players or 1,
-                   info.max_turns or 1, has_hint=info.has_hint)
+    return PoolEnv(
+        env.env_id,
+        env.source,
+        info.skill or "",
+        info.num_players or 1,
+        info.max_turns or 1,
+        has_hint=info.has_hint,
+    )
 
 
-def episode_specs(config: TrainConfig, pool: list[PoolEnv], iteration: int, plays: int,
-                  with_hints: bool) -> list[EpisodeSpec]:
+def episode_specs(
+    config: TrainConfig, pool: list[PoolEnv], iteration: int, plays: int, with_hints: bool
+) -> list[EpisodeSpec]:
     """K plain plays per environment, and K hint plays where a hint exists."""
     specs = []
     for env in pool:
         turns = min(env.max_turns, config.max_episode_turns)
         seeds = [episode_seed(config.seed, iteration, env.key, k) for k in range(plays)]
         for seed in seeds:
-            specs.append(EpisodeSpec(env.key, env.source, seed, None, False, turns,
-                                     env.num_players))
+            specs.append(
+                EpisodeSpec(env.key, env.source, seed, None, False, turns, env.num_players)
+            )
         if with_hints and (env.has_hint or env.hint):
             for seed in seeds:
-                specs.append(EpisodeSpec(env.key, env.source, seed, env.hint, env.has_hint,
-                                         turns, env.num_players))
+                specs.append(
+                    EpisodeSpec(
+                        env.key, env.source, seed, env.hint, env.has_hint, turns, env.num_players
+                    )
+                )
     return specs
 
 
@@ -100,23 +111,36 @@ def solver_samples(episodes: list[Episode], baselines: RoleBaselines) -> list[Sa
     """
     played = [e for e in episodes if e.error is None and e.turns]
     single = [e for e in played if e.spec.num_players == 1]
-    advantages = solver_advantages([e.outcome[0] for e in single], [e.spec.env_key
-                                                                   for e in single])
-    samples = [Sample("solver", t.prompt_ids, t.response_ids, a)
-               for e, a in zip(single, advantages, strict=True) for t in e.turns]
+    advantages = solver_advantages([e.outcome[0] for e in single], [e.spec.env_key for e in single])
+    samples = [
+        Sample("solver", t.prompt_ids, t.response_ids, a)
+        for e, a in zip(single, advantages, strict=True)
+        for t in e.turns
+    ]
     for episode in (e for e in played if e.spec.num_players == 2):
         seat_advantages = baselines.advantages(episode.spec.env_key, episode.outcome)
-        samples += [Sample("solver", t.prompt_ids, t.response_ids, seat_advantages[t.seat])
-                    for t in episode.turns]
+        samples += [
+            Sample("solver", t.prompt_ids, t.response_ids, seat_advantages[t.seat])
+            for t in episode.turns
+        ]
     return samples
 
 
-def draft_candidates(config: TrainConfig, policy: Any, engine: Any, tokenizer: Any, corpus: Any,
-                     memory: Any, sampler: random.Random, regeneration: int,
-                     recorded: list[str]) -> list[Candidate]:
+def draft_candidates(
+    config: TrainConfig,
+    policy: Any,
+    engine: Any,
+    tokenizer: Any,
+    corpus: Any,
+    memory: Any,
+    sampler: random.Random,
+    regeneration: int,
+    recorded: list[str],
+) -> list[Candidate]:
     """The designer's candidates for a regeneration, with their generation-time log-probs."""
-    candidates = write_candidates(config, engine, tokenizer, corpus, memory, sampler,
-                                  regeneration, recorded)
+    candidates = write_candidates(
+        config, engine, tokenizer, corpus, memory, sampler, regeneration, recorded
+    )
     drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in candidates]
     fill_old_logprobs(policy, drafts, config.micro_batch_size, config.temperature)
     for candidate, draft in zip(candidates, drafts, strict=True):
@@ -124,26 +148,41 @@ def draft_candidates(config: TrainConfig, policy: Any, engine: Any, tokenizer: A
     return candidates
 
 
-def designer_samples(config: TrainConfig, candidates: list[Candidate],
-                     pool: list[PoolEnv]) -> tuple[list[Sample], dict[str, float]]:
+def designer_samples(
+    config: TrainConfig, candidates: list[Candidate], pool: list[PoolEnv]
+) -> tuple[list[Sample], dict[str, float]]:
     """Rewards of the window's candidates, centred per skill.
 
     Valid candidates never played (beyond the pool's size) are left out: they have no reward.
     """
     in_pool = {env.candidate for env in pool}
     scored = [(k, c) for k, c in enumerate(candidates) if not c.valid or k in in_pool]
-    rewards = [designer_reward(config.designer_reward, c.plain, c.hint, valid=c.valid,
-                               failed=c.failed, invalid_penalty=config.invalid_penalty,
-                               timeout_penalty=config.timeout_penalty) for _, c in scored]
+    rewards = [
+        designer_reward(
+            config.designer_reward,
+            c.plain,
+            c.hint,
+            valid=c.valid,
+            failed=c.failed,
+            invalid_penalty=config.invalid_penalty,
+            timeout_penalty=config.timeout_penalty,
+        )
+        for _, c in scored
+    ]
     advantages = designer_advantages(rewards, [c.skill for _, c in scored])
-    samples = [Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs)
-               for (_, c), a in zip(scored, advantages, strict=True)]
+    samples = [
+        Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs)
+        for (_, c), a in zip(scored, advantages, strict=True)
+    ]
     played = [c for _, c in scored if c.valid]
-    metrics = {"designer/reward": mean(rewards), "designer/candidates": float(len(scored)),
-               "designer/valid_rate": mean([1.0 if c.valid else 0.0 for _, c in scored]),
-               "designer/regret": mean([regret(c.plain, c.hint) for c in played]),
-               "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
-               "designer/failed_envs": float(sum(c.failed for c in played))}
+    metrics = {
+        "designer/reward": mean(rewards),
+        "designer/candidates": float(len(scored)),
+        "designer/valid_rate": mean([1.0 if c.valid else 0.0 for _, c in scored]),
+        "designer/regret": mean([regret(c.plain, c.hint) for c in played]),
+        "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
+        "designer/failed_envs": float(sum(c.failed for c in played)),
+    }
     return samples, metrics
 
 
@@ -155,8 +194,10 @@ def _prepare_workspace(config: TrainConfig) -> tuple[Path, Path | None]:
     workspace = Path(config.workspace)
     checkpoint = ckpt.latest_checkpoint(workspace) if config.resume else None
     if checkpoint is None and (workspace / "checkpoints").exists() and not config.resume:
-        raise ConfigError(f"workspace {workspace} holds a run; set resume=true to continue it "
-                          "or choose another workspace.")
+        raise ConfigError(
+            f"workspace {workspace} holds a run; set resume=true to continue it "
+            "or choose another workspace."
+        )
     workspace.mkdir(parents=True, exist_ok=True)
     if checkpoint is not None:
         ckpt.restore_files(checkpoint, workspace)
@@ -180,9 +221,17 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
     spade = config.mode == "spade"
     with contextlib.ExitStack() as resources:  # closed in reverse order, however the run ends
         # Started first: its workers and one-off imports overlap the model's loading.
-        validator = resources.enter_context(Validator(
-            validation_config(config), workers=config.validation_workers,
-            executor=config.executor)) if spade else None
+        validator = (
+            resources.enter_context(
+                Validator(
+                    validation_config(config),
+                    workers=config.validation_workers,
+                    executor=config.executor,
+                )
+            )
+            if spade
+            else None
+        )
         policy = load_policy(config, workspace)
         optimizer = make_optimizer(config, policy.lora_parameters())
         state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
@@ -195,13 +244,13 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
         logger.truncate(state.iteration)
         memory = None
         if spade:
-            memory = EnvironmentMemory(workspace / "memory",
-                                       embedder_from_name(config.memory_embedder))
+            memory = EnvironmentMemory(
+                workspace / "memory", embedder_from_name(config.memory_embedder)
+            )
             resources.callback(memory.close)
         corpus = load_corpus(config.corpus) if spade else None
         recorded = recorded_replies(config.scripted_designer)
-        train_envs, eval_envs = split_library(read_library(config.registry),
-                                              config.eval_fraction)
+        train_envs, eval_envs = split_library(read_library(config.registry), config.eval_fraction)
         baselines = RoleBaselines(config.rae_decay)
         if state.baselines:
             baselines.load_state_dict(state.baselines)
@@ -219,10 +268,15 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
 
         def write_ahead(regeneration: int) -> concurrent.futures.Future:
             """Write a later window's candidates now and validate them in the background."""
-            state.next_candidates = draft_candidates(config, policy, engine, tokenizer, corpus,
-                                                     memory, sampler, regeneration, recorded)
-            return background.submit(validate_candidates, validator, state.next_candidates,
-                                     find_copies(state.next_candidates, memory))
+            state.next_candidates = draft_candidates(
+                config, policy, engine, tokenizer, corpus, memory, sampler, regeneration, recorded
+            )
+            return background.submit(
+                validate_candidates,
+                validator,
+                state.next_candidates,
+                find_copies(state.next_candidates, memory),
+            )
 
         while state.iteration < config.iterations:
             it = state.iteration
@@ -237,34 +291,50 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     if state.next_candidates:  # written during the previous window
                         candidates = state.next_candidates
                     else:
-                        candidates = draft_candidates(config, policy, engine, tokenizer, corpus,
-                                                      memory, sampler, state.regeneration,
-                                                      recorded)
+                        candidates = draft_candidates(
+                            config,
+                            policy,
+                            engine,
+                            tokenizer,
+                            corpus,
+                            memory,
+                            sampler,
+                            state.regeneration,
+                            recorded,
+                        )
                     timings["designer"] = time.perf_counter() - clock
                     clock = time.perf_counter()
                     if pending is not None:  # validated in the background meanwhile
                         reports = pending.result()
                     else:
-                        reports = validate_candidates(validator, candidates,
-                                                      find_copies(candidates, memory))
+                        reports = validate_candidates(
+                            validator, candidates, find_copies(candidates, memory)
+                        )
                     pending = None
                     state.next_candidates = []
-                    accepted, validation = commit(config, candidates, reports, memory,
-                                                  workspace / "registry", it)
+                    accepted, validation = commit(
+                        config, candidates, reports, memory, workspace / "registry", it
+                    )
                     metrics.update(validation)
                     timings["validation"] = time.perf_counter() - clock
                     clock = time.perf_counter()
                     state.candidates = candidates
                     position = {id(c): k for k, c in enumerate(candidates)}
                     state.pool = [
-                        PoolEnv(c.env_key, report.program, c.skill,
-                                report.properties.get("num_players") or 1,
-                                report.properties["max_turns"],
-                                has_hint=report.properties.get("hint") is not None,
-                                candidate=position[id(c)])
-                        for c, report in accepted[:config.pool_size]]
+                        PoolEnv(
+                            c.env_key,
+                            report.program,
+                            c.skill,
+                            report.properties.get("num_players") or 1,
+                            report.properties["max_turns"],
+                            has_hint=report.properties.get("hint") is not None,
+                            candidate=position[id(c)],
+                        )
+                        for c, report in accepted[: config.pool_size]
+                    ]
                     metrics["designer/hints_written"] = float(
-                        write_hints(config, engine, tokenizer, state.pool))
+                        write_hints(config, engine, tokenizer, state.pool)
+                    )
                     timings["designer"] += time.perf_counter() - clock
                     # With async regeneration the next window's are written now, a whole
                     # window ahead (and, as in 6b, even in a run's last window).
@@ -282,9 +352,16 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             specs = episode_specs(config, state.pool, it, config.plays_per_env, spade)
             play_clock: dict[str, float] = {}
             episodes = play_episodes(
-                specs, sandbox, engine, tokenizer, max_prompt_tokens=config.max_prompt_tokens,
-                max_new_tokens=config.solver_max_new_tokens, history_turns=config.history_turns,
-                template_kwargs=config.chat_template_kwargs, timings=play_clock)
+                specs,
+                sandbox,
+                engine,
+                tokenizer,
+                max_prompt_tokens=config.max_prompt_tokens,
+                max_new_tokens=config.solver_max_new_tokens,
+                history_turns=config.history_turns,
+                template_kwargs=config.chat_template_kwargs,
+                timings=play_clock,
+            )
             timings["episodes_env"] = play_clock.get("env", 0.0)
             timings["episodes_model"] = play_clock.get("model", 0.0)
             plain = [e for e in episodes if not e.spec.hint and not e.spec.use_program_hint]
@@ -304,23 +381,26 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     candidate.hint += theirs
                     candidate.failed = candidate.failed or failed
             outcomes = [e.outcome[0] for e in plain if by_key[e.spec.env_key].num_players == 1]
-            metrics.update({
-                "solver/envs": float(len(state.pool)),
-                "solver/episodes": float(len(episodes)),
-                "solver/win_rate": mean(outcomes),
-                "solver/solve_rate": solve_rate(outcomes),
-                "solver/hint_win_rate": mean([e.outcome[0] for e in hinted if e.hinted
-                                              and e.spec.num_players == 1]),
-                "solver/turns": mean([float(e.steps) for e in episodes]),
-                "solver/env_errors": float(sum(e.error is not None for e in episodes))})
+            metrics.update(
+                {
+                    "solver/envs": float(len(state.pool)),
+                    "solver/episodes": float(len(episodes)),
+                    "solver/win_rate": mean(outcomes),
+                    "solver/solve_rate": solve_rate(outcomes),
+                    "solver/hint_win_rate": mean(
+                        [e.outcome[0] for e in hinted if e.hinted and e.spec.num_players == 1]
+                    ),
+                    "solver/turns": mean([float(e.steps) for e in episodes]),
+                    "solver/env_errors": float(sum(e.error is not None for e in episodes)),
+                }
+            )
 
             # 4-5. Advantages: the solver's every iteration, the designer's at a window's end.
             samples = solver_samples(plain, baselines)
             # Only at a window's end, so a run's updates do not depend on where it stops.
             window_end = (it + 1) % config.regen_interval == 0
             if spade and window_end and state.candidates:
-                designer, designer_metrics = designer_samples(config, state.candidates,
-                                                              state.pool)
+                designer, designer_metrics = designer_samples(config, state.candidates, state.pool)
                 samples += designer
                 metrics.update(designer_metrics)
 
@@ -337,20 +417,21 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             if spade and window_end and not config.async_regeneration:
                 clock = time.perf_counter()
                 pending = write_ahead(state.regeneration)
-                timings["designer"] = timings.get("designer", 0.0) \
-                    + time.perf_counter() - clock
+                timings["designer"] = timings.get("designer", 0.0) + time.perf_counter() - clock
 
             # 7. Evaluation on held-out registry environments, metrics, checkpoint.
             if config.eval_interval and (it + 1) % config.eval_interval == 0 and eval_pool:
                 clock = time.perf_counter()
                 eval_clock: dict[str, float] = {}
-                metrics.update(evaluate(config, eval_pool, sandbox, engine, tokenizer,
-                                        eval_clock))
+                metrics.update(evaluate(config, eval_pool, sandbox, engine, tokenizer, eval_clock))
                 timings["eval"] = time.perf_counter() - clock
                 timings["eval_env"] = eval_clock.get("env", 0.0)
             total = time.perf_counter() - started
-            env_side = timings.get("validation", 0.0) + timings["episodes_env"] \
+            env_side = (
+                timings.get("validation", 0.0)
+                + timings["episodes_env"]
                 + timings.get("eval_env", 0.0)
+            )
             metrics.update({f"time/{k}": v for k, v in timings.items()})
             metrics.update({"time/iteration": total, "time/env_share": env_side / total})
             logger.log(it, metrics)
@@ -358,14 +439,17 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
             state.iteration = it + 1
             state.baselines = baselines.state_dict()
             state.sampler = sampler.getstate()
-            if state.iteration % config.checkpoint_interval == 0 \
-                    or state.iteration == config.iterations:
+            if (
+                state.iteration % config.checkpoint_interval == 0
+                or state.iteration == config.iterations
+            ):
                 ckpt.save_checkpoint(workspace, state, policy, optimizer, memory)
     return history
 
 
-def evaluation_pool(config: TrainConfig, eval_envs: list[LibraryEnv],
-                    sandbox: SandboxPool) -> list[PoolEnv]:
+def evaluation_pool(
+    config: TrainConfig, eval_envs: list[LibraryEnv], sandbox: SandboxPool
+) -> list[PoolEnv]:
     """The first ``config.eval_envs`` held-out one-player environments that load.
 
     Two-player games are left out: with the model in both seats their mean is zero by
@@ -381,18 +465,33 @@ def evaluation_pool(config: TrainConfig, eval_envs: list[LibraryEnv],
     return pool
 
 
-def evaluate(config: TrainConfig, pool: list[PoolEnv], sandbox: SandboxPool, engine: Any,
-             tokenizer: Any, timings: dict[str, float] | None = None) -> dict[str, float]:
+def evaluate(
+    config: TrainConfig,
+    pool: list[PoolEnv],
+    sandbox: SandboxPool,
+    engine: Any,
+    tokenizer: Any,
+    timings: dict[str, float] | None = None,
+) -> dict[str, float]:
     """Plain plays on the evaluation pool, on fixed seeds.
 
     ``timings`` gets the ``"env"`` and ``"model"`` seconds added, as in ``play_episodes``.
     """
     specs = episode_specs(config, pool, -1, config.eval_plays, with_hints=False)
-    episodes = play_episodes(specs, sandbox, engine, tokenizer,
-                             max_prompt_tokens=config.max_prompt_tokens,
-                             max_new_tokens=config.solver_max_new_tokens,
-                             history_turns=config.history_turns,
-                             template_kwargs=config.chat_template_kwargs, timings=timings)
+    episodes = play_episodes(
+        specs,
+        sandbox,
+        engine,
+        tokenizer,
+        max_prompt_tokens=config.max_prompt_tokens,
+        max_new_tokens=config.solver_max_new_tokens,
+        history_turns=config.history_turns,
+        template_kwargs=config.chat_template_kwargs,
+        timings=timings,
+    )
     outcomes = [e.outcome[0] for e in episodes]
-    return {"solver/eval_win_rate": mean(outcomes), "solver/eval_solve_rate": solve_rate(outcomes),
-            "solver/eval_envs": float(len(pool))}
+    return {
+        "solver/eval_win_rate": mean(outcomes),
+        "solver/eval_solve_rate": solve_rate(outcomes),
+        "solver/eval_envs": float(len(pool)),
+    }

@@ -41,11 +41,12 @@ class Sample:
 
 def _batches(samples: Sequence[Sample], size: int) -> Iterator[list[Sample]]:
     for start in range(0, len(samples), size):
-        yield list(samples[start:start + size])
+        yield list(samples[start : start + size])
 
 
-def _pad(batch: list[Sample], pad_id: int, device: torch.device
-         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _pad(
+    batch: list[Sample], pad_id: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Right-padded ids, attention mask and response mask (over predicted positions)."""
     width = max(len(s.prompt_ids) + len(s.response_ids) for s in batch)
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
@@ -53,15 +54,16 @@ def _pad(batch: list[Sample], pad_id: int, device: torch.device
     response = torch.zeros((len(batch), width - 1), dtype=torch.bool)
     for row, sample in enumerate(batch):
         sequence = sample.prompt_ids + sample.response_ids
-        ids[row, :len(sequence)] = torch.tensor(sequence, dtype=torch.long)
-        attention[row, :len(sequence)] = 1
+        ids[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
+        attention[row, : len(sequence)] = 1
         # Position t predicts token t + 1: response tokens sit at prompt_len .. end - 1.
-        response[row, len(sample.prompt_ids) - 1:len(sequence) - 1] = True
+        response[row, len(sample.prompt_ids) - 1 : len(sequence) - 1] = True
     return ids.to(device), attention.to(device), response.to(device)
 
 
-def token_logprobs(model: Any, ids: torch.Tensor, attention: torch.Tensor,
-                   temperature: float) -> torch.Tensor:
+def token_logprobs(
+    model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float
+) -> torch.Tensor:
     """Log-probability of each next token, shape ``(batch, length - 1)``, in float32."""
     logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits[:, :-1]
     logits = logits.float() / temperature
@@ -74,8 +76,9 @@ def _rows(values: torch.Tensor, mask: torch.Tensor) -> list[list[float]]:
 
 
 @torch.no_grad()
-def fill_old_logprobs(policy: Any, samples: Sequence[Sample], micro_batch_size: int,
-                      temperature: float) -> None:
+def fill_old_logprobs(
+    policy: Any, samples: Sequence[Sample], micro_batch_size: int, temperature: float
+) -> None:
     """Compute ``old_logprobs`` of the samples that lack them, with the current weights."""
     pad = policy.tokenizer.pad_token_id
     policy.model.eval()
@@ -91,10 +94,16 @@ def fill_old_logprobs(policy: Any, samples: Sequence[Sample], micro_batch_size: 
                 sample.old_logprobs = row
 
 
-def clipped_loss(logp: torch.Tensor, old: torch.Tensor, advantage: torch.Tensor,
-                 mask: torch.Tensor, clip_low: float, clip_high: float,
-                 ref: torch.Tensor | None = None, kl_coef: float = 0.0
-                 ) -> tuple[torch.Tensor, dict[str, float]]:
+def clipped_loss(
+    logp: torch.Tensor,
+    old: torch.Tensor,
+    advantage: torch.Tensor,
+    mask: torch.Tensor,
+    clip_low: float,
+    clip_high: float,
+    ref: torch.Tensor | None = None,
+    kl_coef: float = 0.0,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """Sum over masked tokens of the clipped surrogate (and the KL term); with statistics.
 
     Args:
@@ -114,8 +123,10 @@ def clipped_loss(logp: torch.Tensor, old: torch.Tensor, advantage: torch.Tensor,
     adv = advantage.unsqueeze(-1)
     surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip_low, 1 + clip_high) * adv)
     per_token = -surrogate
-    stats = {"clipped": float(((surrogate != ratio * adv) & mask).sum()),
-             "ratio": float((ratio.detach() * mask).sum())}
+    stats = {
+        "clipped": float(((surrogate != ratio * adv) & mask).sum()),
+        "ratio": float((ratio.detach() * mask).sum()),
+    }
     if ref is not None:
         delta = ref - logp
         kl = torch.exp(delta) - delta - 1.0  # k3: unbiased, always >= 0
@@ -127,20 +138,25 @@ def clipped_loss(logp: torch.Tensor, old: torch.Tensor, advantage: torch.Tensor,
 def make_optimizer(config: Any, parameters: list[torch.nn.Parameter]) -> torch.optim.Optimizer:
     """AdamW, or bitsandbytes' 8-bit (paged) AdamW, over the LoRA weights."""
     if config.optimizer == "adamw":
-        return torch.optim.AdamW(parameters, lr=config.learning_rate,
-                                 weight_decay=config.weight_decay)
+        return torch.optim.AdamW(
+            parameters, lr=config.learning_rate, weight_decay=config.weight_decay
+        )
     try:
         import bitsandbytes as bnb
     except ImportError as exc:
-        raise ConfigError(f"optimizer={config.optimizer!r} needs bitsandbytes; pip install "
-                          "bitsandbytes or use optimizer=adamw.") from exc
-    cls = bnb.optim.PagedAdamW8bit if config.optimizer == "paged_adamw_8bit" else \
-        bnb.optim.AdamW8bit
+        raise ConfigError(
+            f"optimizer={config.optimizer!r} needs bitsandbytes; pip install "
+            "bitsandbytes or use optimizer=adamw."
+        ) from exc
+    cls = (
+        bnb.optim.PagedAdamW8bit if config.optimizer == "paged_adamw_8bit" else bnb.optim.AdamW8bit
+    )
     return cls(parameters, lr=config.learning_rate, weight_decay=config.weight_decay)
 
 
-def update(policy: Any, optimizer: torch.optim.Optimizer, samples: Sequence[Sample],
-           config: Any) -> dict[str, float]:
+def update(
+    policy: Any, optimizer: torch.optim.Optimizer, samples: Sequence[Sample], config: Any
+) -> dict[str, float]:
     """One iteration's update: ``ppo_epochs`` optimizer steps over ``samples``.
 
     Samples with a zero advantage are dropped (they carry no gradient, as in SPIRAL).
@@ -175,11 +191,18 @@ def update(policy: Any, optimizer: torch.optim.Optimizer, samples: Sequence[Samp
                 logp = token_logprobs(policy.model, ids, attention, config.temperature)
                 old = torch.zeros_like(logp)
                 for row, sample in enumerate(batch):
-                    old[row][response[row]] = torch.tensor(sample.old_logprobs,
-                                                           device=logp.device)
+                    old[row][response[row]] = torch.tensor(sample.old_logprobs, device=logp.device)
                 advantage = torch.tensor([s.advantage for s in batch], device=logp.device)
-                loss, stats = clipped_loss(logp, old, advantage, response, config.clip_eps_low,
-                                           config.clip_eps_high, ref, config.kl_coef)
+                loss, stats = clipped_loss(
+                    logp,
+                    old,
+                    advantage,
+                    response,
+                    config.clip_eps_low,
+                    config.clip_eps_high,
+                    ref,
+                    config.kl_coef,
+                )
                 (loss / tokens).backward()
                 totals["loss"] += float(loss.detach()) / tokens
                 totals["tokens"] += float(response.sum())
@@ -190,8 +213,12 @@ def update(policy: Any, optimizer: torch.optim.Optimizer, samples: Sequence[Samp
         metrics["loss/grad_norm"] = float(norm)
     policy.model.eval()
     count = max(1.0, totals["tokens"])
-    metrics.update({"loss/policy": totals["loss"] / config.ppo_epochs,
-                    "loss/clip_frac": totals["clipped"] / count,
-                    "loss/ratio": totals["ratio"] / count,
-                    "loss/kl": totals["kl"] / count})
+    metrics.update(
+        {
+            "loss/policy": totals["loss"] / config.ppo_epochs,
+            "loss/clip_frac": totals["clipped"] / count,
+            "loss/ratio": totals["ratio"] / count,
+            "loss/kl": totals["kl"] / count,
+        }
+    )
     return metrics

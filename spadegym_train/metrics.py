@@ -34,19 +34,21 @@ class MetricsLogger:
 
                 self.tensorboard = SummaryWriter(str(Path(workspace) / "tb"))
             except ImportError:
-                print("tensorboard is not installed; metrics go to metrics.jsonl only.",
-                      file=sys.stderr)
+                print(
+                    "tensorboard is not installed; metrics go to metrics.jsonl only.",
+                    file=sys.stderr,
+                )
         if config.wandb:
             try:
                 import wandb
             except ImportError:
-                print("wandb=True but wandb is not installed; pip install wandb.",
-                      file=sys.stderr)
+                print("wandb=True but wandb is not installed; pip install wandb.", file=sys.stderr)
             else:
                 from spadegym_train.config import to_dict
 
-                self.wandb = wandb.init(project=config.wandb_project, config=to_dict(config),
-                                        dir=str(workspace))
+                self.wandb = wandb.init(
+                    project=config.wandb_project, config=to_dict(config), dir=str(workspace)
+                )
 
     def log(self, iteration: int, metrics: dict[str, float]) -> None:
         """Record one iteration's metrics (non-finite values are written as null)."""
@@ -84,15 +86,18 @@ class MetricsLogger:
 
 def summary_line(iteration: int, metrics: dict[str, float]) -> str:
     """The one-line console summary of an iteration."""
+
     def get(name: str, fmt: str = ".3f") -> str:
         value = metrics.get(name)
         return "-" if value is None else format(value, fmt)
 
-    return (f"it {iteration:4d} | envs {get('solver/envs', '.0f')} "
-            f"win {get('solver/win_rate')} hint {get('solver/hint_win_rate')} "
-            f"| designer R {get('designer/reward')} valid {get('validate/accept_rate', '.2f')} "
-            f"| loss {get('loss/policy', '.4f')} kl {get('loss/kl', '.4f')} "
-            f"| {get('time/iteration', '.1f')}s (env {get('time/env_share', '.0%')})")
+    return (
+        f"it {iteration:4d} | envs {get('solver/envs', '.0f')} "
+        f"win {get('solver/win_rate')} hint {get('solver/hint_win_rate')} "
+        f"| designer R {get('designer/reward')} valid {get('validate/accept_rate', '.2f')} "
+        f"| loss {get('loss/policy', '.4f')} kl {get('loss/kl', '.4f')} "
+        f"| {get('time/iteration', '.1f')}s (env {get('time/env_share', '.0%')})"
+    )
 
 
 def read_metrics(workspace: str | Path) -> list[dict[str, Any]]:

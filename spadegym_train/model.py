@@ -29,8 +29,10 @@ def resolve_device(config: TrainConfig) -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"device={config.device!r} but CUDA is not available here; use "
-                          "device=cpu (and preset tiny-cpu) or run on a GPU machine.")
+        raise ConfigError(
+            f"device={config.device!r} but CUDA is not available here; use "
+            "device=cpu (and preset tiny-cpu) or run on a GPU machine."
+        )
     return device
 
 
@@ -81,9 +83,13 @@ class Policy:
         """Adapter name -> its LoRA weights (CPU copies)."""
         from peft import get_peft_model_state_dict
 
-        return {name: {k: v.detach().cpu().clone() for k, v in
-                       get_peft_model_state_dict(self.model, adapter_name=name).items()}
-                for name in sorted(set(self.adapters.values()))}
+        return {
+            name: {
+                k: v.detach().cpu().clone()
+                for k, v in get_peft_model_state_dict(self.model, adapter_name=name).items()
+            }
+            for name in sorted(set(self.adapters.values()))
+        }
 
     def load_adapter_state(self, state: dict[str, dict[str, torch.Tensor]]) -> None:
         """Restore weights saved by ``adapter_state``."""
@@ -129,8 +135,13 @@ def save_random_base(config: TrainConfig, tokenizer: Any, folder: Path) -> str:
     fields = dict(config.random_model_config)
     model_type = fields.pop("model_type")
     model_config = AutoConfig.for_model(
-        model_type, vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id,
-        eos_token_id=tokenizer.eos_token_id, bos_token_id=None, **fields)
+        model_type,
+        vocab_size=len(tokenizer),
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
+        **fields,
+    )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         model = AutoModelForCausalLM.from_config(model_config, dtype=torch.float32)
@@ -183,8 +194,11 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
         from transformers import BitsAndBytesConfig
 
         kwargs["quantization_config"] = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4",
-            bnb_4bit_use_double_quant=config.bnb_double_quant, bnb_4bit_compute_dtype=dtype)
+            load_in_4bit=True,
+            bnb_4bit_quant_type="nf4",
+            bnb_4bit_use_double_quant=config.bnb_double_quant,
+            bnb_4bit_compute_dtype=dtype,
+        )
         kwargs["device_map"] = {"": device.index or 0} if device.type == "cuda" else {"": "cpu"}
     model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
     if not config.load_in_4bit:
@@ -193,16 +207,25 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
         keep_4bit_differentiable(model)
     if config.load_in_4bit:
         model = prepare_model_for_kbit_training(
-            model, use_gradient_checkpointing=config.gradient_checkpointing,
-            gradient_checkpointing_kwargs={"use_reentrant": False})
+            model,
+            use_gradient_checkpointing=config.gradient_checkpointing,
+            gradient_checkpointing_kwargs={"use_reentrant": False},
+        )
     elif config.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
-                      lora_dropout=config.lora_dropout,
-                      target_modules=list(config.lora_target_modules), bias="none",
-                      task_type="CAUSAL_LM")
-    adapters = ({"designer": "designer", "solver": "solver"} if config.separate_adapters
-                else {"designer": "shared", "solver": "shared"})
+    lora = LoraConfig(
+        r=config.lora_r,
+        lora_alpha=config.lora_alpha,
+        lora_dropout=config.lora_dropout,
+        target_modules=list(config.lora_target_modules),
+        bias="none",
+        task_type="CAUSAL_LM",
+    )
+    adapters = (
+        {"designer": "designer", "solver": "solver"}
+        if config.separate_adapters
+        else {"designer": "shared", "solver": "shared"}
+    )
     names = sorted(set(adapters.values()))
     torch.manual_seed(config.seed)  # LoRA A matrices are random: make them the seed's
     model = get_peft_model(model, lora, adapter_name=names[0])
@@ -211,13 +234,15 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
     for param_name, param in model.named_parameters():
         param.requires_grad = "lora_" in param_name
     model.eval()
-    policy = Policy(model=model, tokenizer=tokenizer, device=device, adapters=adapters,
-                    base_path=str(path))
+    policy = Policy(
+        model=model, tokenizer=tokenizer, device=device, adapters=adapters, base_path=str(path)
+    )
     policy.use("solver")
     return policy
 
 
 def base_weights(policy: Policy) -> dict[str, torch.Tensor]:
     """Copies of every non-LoRA parameter (tests check that training leaves them alone)."""
-    return {n: p.detach().cpu().clone() for n, p in policy.model.named_parameters()
-            if "lora_" not in n}
+    return {
+        n: p.detach().cpu().clone() for n, p in policy.model.named_parameters() if "lora_" not in n
+    }

@@ -139,6 +139,7 @@ def preset_values(name: str) -> dict[str, Any]:
         ConfigError: no preset has that name.
     """
     if name not in PRESETS:
-        raise ConfigError(f"preset {name!r} does not exist; choose one of "
-                          f"{', '.join(sorted(PRESETS))}.")
+        raise ConfigError(
+            f"preset {name!r} does not exist; choose one of {', '.join(sorted(PRESETS))}."
+        )
     return {k: (dict(v) if isinstance(v, dict) else v) for k, v in PRESETS[name].items()}

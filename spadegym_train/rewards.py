@@ -70,9 +70,16 @@ DESIGNER_REWARDS: dict[str, Callable[[Sequence[float], Sequence[float]], float]]
 """Reward name -> function of (plain outcomes, hint outcomes)."""
 
 
-def designer_reward(name: str, plain: Sequence[float], hint: Sequence[float], *,
-                    valid: bool = True, failed: bool = False, invalid_penalty: float = -1.0,
-                    timeout_penalty: float = -0.5) -> float:
+def designer_reward(
+    name: str,
+    plain: Sequence[float],
+    hint: Sequence[float],
+    *,
+    valid: bool = True,
+    failed: bool = False,
+    invalid_penalty: float = -1.0,
+    timeout_penalty: float = -0.5,
+) -> float:
     """The reward of one designed environment.
 
     Args:
@@ -85,8 +92,7 @@ def designer_reward(name: str, plain: Sequence[float], hint: Sequence[float], *,
         timeout_penalty: the reward of an environment that failed in play.
     """
     if name not in DESIGNER_REWARDS:
-        raise ConfigError(f"designer_reward={name!r} is not one of "
-                          f"{', '.join(DESIGNER_REWARDS)}.")
+        raise ConfigError(f"designer_reward={name!r} is not one of {', '.join(DESIGNER_REWARDS)}.")
     if not valid:
         return invalid_penalty
     if failed:

@@ -37,8 +37,13 @@ def char_tokenizer():
     core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     core.decoder = decoders.Fuse()
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core, pad_token="<|pad|>", unk_token="<unk>", eos_token="<|im_end|>",
-        bos_token=None, additional_special_tokens=["<|endoftext|>", "<|im_start|>"],
-        padding_side="left")
+        tokenizer_object=core,
+        pad_token="<|pad|>",
+        unk_token="<unk>",
+        eos_token="<|im_end|>",
+        bos_token=None,
+        additional_special_tokens=["<|endoftext|>", "<|im_start|>"],
+        padding_side="left",
+    )
     tokenizer.chat_template = CHAT_TEMPLATE
     return tokenizer

@@ -42,16 +42,24 @@ LOCK_PICK = textwrap.dedent('''
 ''')
 
 
-def make_program(step_body: str, *, reset_body: str = 'return "Say something.", {}',
-                 extra: str = "", max_turns: int = 5, header: str = "") -> str:
+def make_program(
+    step_body: str,
+    *,
+    reset_body: str = 'return "Say something.", {}',
+    extra: str = "",
+    max_turns: int = 5,
+    header: str = "",
+) -> str:
     """A minimal program whose step runs ``step_body`` (indented for you)."""
     step = textwrap.indent(textwrap.dedent(step_body).strip(), " " * 8)
     reset = textwrap.indent(textwrap.dedent(reset_body).strip(), " " * 8)
     more = textwrap.indent(textwrap.dedent(extra).strip(), " " * 4)
-    return (f"{header}\nclass ProbeEnv:\n    \"\"\"A probe.\n\n    Reply anything.\"\"\"\n\n"
-            f"    max_turns = {max_turns}\n\n"
-            f"    def reset(self, seed=None, options=None):\n{reset}\n\n"
-            f"    def step(self, action):\n{step}\n\n{more}\n")
+    return (
+        f'{header}\nclass ProbeEnv:\n    """A probe.\n\n    Reply anything."""\n\n'
+        f"    max_turns = {max_turns}\n\n"
+        f"    def reset(self, seed=None, options=None):\n{reset}\n\n"
+        f"    def step(self, action):\n{step}\n\n{more}\n"
+    )
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "good"

@@ -65,8 +65,9 @@ def test_gymnasium_check_env_passes(env):
 
 
 def test_on_error_terminate_ends_the_episode():
-    env = ProgramEnv(make_program("return int(action), 0.0, False, False, {}"),
-                     on_error="terminate")
+    env = ProgramEnv(
+        make_program("return int(action), 0.0, False, False, {}"), on_error="terminate"
+    )
     try:
         env.reset(seed=0)
         obs, reward, terminated, truncated, info = env.step("nope")

@@ -64,8 +64,9 @@ def ray_executor():
 
     # Ray's workers cannot import this test module: send its functions by value.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    executor = RayExecutor(num_actors=2, max_retries=2,
-                           init_kwargs={"num_cpus": 2, "include_dashboard": False})
+    executor = RayExecutor(
+        num_actors=2, max_retries=2, init_kwargs={"num_cpus": 2, "include_dashboard": False}
+    )
     yield executor
     executor.close()
     import ray
@@ -78,10 +79,10 @@ def test_ray_results_equal_local(ray_executor):
     local = validate_many(PROGRAMS + ["not a program"], FAST)
     remote = validate_many(PROGRAMS + ["not a program"], FAST, executor=ray_executor)
     assert [r.ok for r in remote] == [r.ok for r in local] == [True, True, True, False]
-    assert [[c.name for c in r.checks] for r in remote] == \
-        [[c.name for c in r.checks] for r in local]
-    assert [r.properties.get("title") for r in remote] == \
-        [r.properties.get("title") for r in local]
+    assert [[c.name for c in r.checks] for r in remote] == [
+        [c.name for c in r.checks] for r in local
+    ]
+    assert [r.properties.get("title") for r in remote] == [r.properties.get("title") for r in local]
 
 
 @pytest.mark.slow

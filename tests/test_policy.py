@@ -76,8 +76,7 @@ BAD = {
         "by str, int or tuple values."
     ],
     "bad_generator_frame.py": [
-        'Line 3: "gi_frame" is a restricted name, that is forbidden to access in '
-        "RestrictedPython."
+        'Line 3: "gi_frame" is a restricted name, that is forbidden to access in RestrictedPython.'
     ],
     "bad_mro.py": ["Line 2: '.mro' reaches interpreter internals and is not allowed."],
     "bad_try_star.py": [
@@ -407,8 +406,23 @@ def test_allowed_modules_offer_their_names():
         """
     )
     assert namespace["result"] == (
-        2, 1, 4, 2, "3/2", "0.3", 6765, "a#", '{"a": [1]}', 3, [0, 1, 2], "01", "[...]",
-        [[1]], 2j, [("a", 2)], 3,
+        2,
+        1,
+        4,
+        2,
+        "3/2",
+        "0.3",
+        6765,
+        "a#",
+        '{"a": [1]}',
+        3,
+        [0, 1, 2],
+        "01",
+        "[...]",
+        [[1]],
+        2j,
+        [("a", 2)],
+        3,
     )
 
 
@@ -432,8 +446,23 @@ def test_offered_builtins_exist():
     import builtins
 
     assert all(hasattr(builtins, name) for name in BUILTIN_NAMES)
-    for name in ("open", "eval", "exec", "compile", "getattr", "setattr", "globals", "vars",
-                 "dir", "hash", "id", "input", "breakpoint", "memoryview", "__import__"):
+    for name in (
+        "open",
+        "eval",
+        "exec",
+        "compile",
+        "getattr",
+        "setattr",
+        "globals",
+        "vars",
+        "dir",
+        "hash",
+        "id",
+        "input",
+        "breakpoint",
+        "memoryview",
+        "__import__",
+    ):
         assert name not in BUILTIN_NAMES
 
 
@@ -467,10 +496,8 @@ def test_cve_2023_37271_generator_frame_walk():
     ) == [
         'Line 5: "f_globals" is a restricted name, that is forbidden to access in '
         "RestrictedPython.",
-        'Line 5: "f_back" is a restricted name, that is forbidden to access in '
-        "RestrictedPython.",
-        'Line 5: "gi_frame" is a restricted name, that is forbidden to access in '
-        "RestrictedPython.",
+        'Line 5: "f_back" is a restricted name, that is forbidden to access in RestrictedPython.',
+        'Line 5: "gi_frame" is a restricted name, that is forbidden to access in RestrictedPython.',
     ]
     namespace = run(
         """
@@ -764,9 +791,10 @@ def test_compile_program_raises_policy_error_with_the_sentences():
 
 
 def test_loops_inside_finally_may_break():
-    assert check_source(
-        textwrap.dedent(
-            """
+    assert (
+        check_source(
+            textwrap.dedent(
+                """
             def drain(items):
                 try:
                     pass
@@ -777,8 +805,10 @@ def test_loops_inside_finally_may_break():
                         continue
                 return items
             """
+            )
         )
-    ) == []
+        == []
+    )
     assert refused(
         """
         def spin(items):

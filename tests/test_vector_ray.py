@@ -18,8 +18,10 @@ from spadegym.registry import Registry
 from spadegym.validation import validate_many
 from spadegym.vector import EnvBatch
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.filterwarnings("ignore::spadegym.registry.ShadowedEnvironmentWarning")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore::spadegym.registry.ShadowedEnvironmentWarning"),
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = ROOT / "examples" / "good"
@@ -46,9 +48,18 @@ def cluster(tmp_path_factory):
         shared, driver_only = Registry(base / "shared"), Registry(base / "driver_only")
         ids = [shared.add(t, r) for t, r in zip(texts[:3], reports[:3])]
         ids.append(driver_only.add(texts[3], reports[3]))
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={
-            "env_vars": {"SPADEGYM_SHIPPED_REGISTRY": "", "SPADEGYM_HOME": str(base / "home"),
-                         "SPADEGYM_REGISTRY_PATH": str(base / "shared")}})
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={
+                "env_vars": {
+                    "SPADEGYM_SHIPPED_REGISTRY": "",
+                    "SPADEGYM_HOME": str(base / "home"),
+                    "SPADEGYM_REGISTRY_PATH": str(base / "shared"),
+                }
+            },
+        )
         try:
             yield ids
         finally:
@@ -115,8 +126,7 @@ def test_actor_killed_mid_episode_reports_lost_envs_and_recovers(cluster):
         for k in (1, 3):  # the other actor's instances played on
             assert "error" not in infos[k] and "error" not in infos[k].get("final_info", {})
         _, _, _, _, infos = batch.step(["\\boxed{222}"] * 4)
-        assert not any("error" in info or "error" in info.get("final_info", {})
-                       for info in infos)
+        assert not any("error" in info or "error" in info.get("final_info", {}) for info in infos)
 
 
 def test_without_autoreset_lost_envs_wait_for_reset(cluster):
@@ -159,8 +169,15 @@ def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
     specs = [EpisodeSpec(f"lock{k}", LOCK, seed=k, max_turns=6) for k in range(4)]
 
     def play(pool, on_round=None):
-        return play_episodes(specs, pool, Scripted(on_round), tokenizer, max_prompt_tokens=4000,
-                             max_new_tokens=8, history_turns=1)
+        return play_episodes(
+            specs,
+            pool,
+            Scripted(on_round),
+            tokenizer,
+            max_prompt_tokens=4000,
+            max_new_tokens=8,
+            history_turns=1,
+        )
 
     with SandboxPool(2) as local:
         expected = play(local)
@@ -169,8 +186,9 @@ def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
         assert isinstance(remote, RaySandboxPool)
         assert remote.workers[0].load_cached(LOCK, "lock").max_turns == 8
         episodes = play(remote)
-        assert [(e.outcome, [t.text for t in e.turns]) for e in episodes] == \
-            [(e.outcome, [t.text for t in e.turns]) for e in expected]
+        assert [(e.outcome, [t.text for t in e.turns]) for e in episodes] == [
+            (e.outcome, [t.text for t in e.turns]) for e in expected
+        ]
 
         def kill(round_: int) -> None:
             if round_ == 3:

@@ -31,8 +31,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser, with every available subcommand."""
-    parser = _Parser(prog="spadegym", description="Validated, sandboxed environments written "
-                     "by LLMs, for RL post-training.")
+    parser = _Parser(
+        prog="spadegym",
+        description="Validated, sandboxed environments written by LLMs, for RL post-training.",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _COMMAND_MODULES:
         try:

@@ -30,22 +30,41 @@ PLAY_SEEDS = (0, 1, 2)
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``demo``."""
     parser = subparsers.add_parser(
-        "demo", help="generate, validate, register, play and report, offline",
+        "demo",
+        help="generate, validate, register, play and report, offline",
         description="Run the whole pipeline offline: replay recorded designer replies through "
-                    "generate (validation in the sandbox, repairs, dedup against a memory "
-                    "seeded with the shipped library, registration), play every new "
-                    "environment with its solution and with trivial replies, and write an HTML "
-                    "report. --llm uses a real model instead of the recordings.")
-    parser.add_argument("--workdir", type=Path, default=None, metavar="DIR",
-                        help="the workspace (default: a new temporary folder)")
-    parser.add_argument("--llm", default=None, metavar="SPEC",
-                        help="a real model, openai:<model>[@<base_url>] or hf:<path> (default: "
-                             "the bundled recorded replies)")
-    parser.add_argument("-n", type=int, default=None,
-                        help="candidates (default: every recorded design reply; 6 with --llm)")
-    parser.add_argument("--embedder", default="auto", choices=("auto", "minilm", "hashing"),
-                        help="the memory's embedder: the packaged MiniLM when it loads (auto, "
-                             "the default), MiniLM or fail, or the model-free hashing embedder")
+        "generate (validation in the sandbox, repairs, dedup against a memory "
+        "seeded with the shipped library, registration), play every new "
+        "environment with its solution and with trivial replies, and write an HTML "
+        "report. --llm uses a real model instead of the recordings.",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the workspace (default: a new temporary folder)",
+    )
+    parser.add_argument(
+        "--llm",
+        default=None,
+        metavar="SPEC",
+        help="a real model, openai:<model>[@<base_url>] or hf:<path> (default: "
+        "the bundled recorded replies)",
+    )
+    parser.add_argument(
+        "-n",
+        type=int,
+        default=None,
+        help="candidates (default: every recorded design reply; 6 with --llm)",
+    )
+    parser.add_argument(
+        "--embedder",
+        default="auto",
+        choices=("auto", "minilm", "hashing"),
+        help="the memory's embedder: the packaged MiniLM when it loads (auto, "
+        "the default), MiniLM or fail, or the model-free hashing embedder",
+    )
     parser.add_argument("--no-report", action="store_true", help="skip the HTML report")
     parser.set_defaults(func=run)
 
@@ -83,24 +102,41 @@ def run(args: argparse.Namespace) -> int:
         memory.close()
 
 
-def _pipeline(args: argparse.Namespace, workdir: Path, llm: Any, n: int, memory: Any,
-              started: float) -> int:
+def _pipeline(
+    args: argparse.Namespace, workdir: Path, llm: Any, n: int, memory: Any, started: float
+) -> int:
     from spadegym.designer import generate
     from spadegym.registry import Registry, shipped_root
 
     shipped = shipped_root()
     registry = Registry(workdir / "registry", others=[shipped] if shipped else [])
-    print(f"[2/5] Generating {n} candidates: each reply is validated in the sandbox, failures "
-          "go back for up to 2 repairs, and the valid ones are checked for novelty and "
-          "registered.", flush=True)
-    generation = generate(n, llm, None, registry=registry, memory=memory, max_repairs=2,
-                          concurrency=2, seed=0, progress=True, log=workdir / "generate.jsonl",
-                          kinds=("puzzle", "tool", "two_player") if args.llm else ("puzzle",))
+    print(
+        f"[2/5] Generating {n} candidates: each reply is validated in the sandbox, failures "
+        "go back for up to 2 repairs, and the valid ones are checked for novelty and "
+        "registered.",
+        flush=True,
+    )
+    generation = generate(
+        n,
+        llm,
+        None,
+        registry=registry,
+        memory=memory,
+        max_repairs=2,
+        concurrency=2,
+        seed=0,
+        progress=True,
+        log=workdir / "generate.jsonl",
+        kinds=("puzzle", "tool", "two_player") if args.llm else ("puzzle",),
+    )
     print(f"\n{generation.table()}\n")
     ids = generation.env_ids
-    print(f"[3/5] Playing the {len(ids)} new environments through Gymnasium (seeds "
-          f"{', '.join(map(str, PLAY_SEEDS))}): their own solution, then trivial replies "
-          "(empty, \\boxed{}, random words).", flush=True)
+    print(
+        f"[3/5] Playing the {len(ids)} new environments through Gymnasium (seeds "
+        f"{', '.join(map(str, PLAY_SEEDS))}): their own solution, then trivial replies "
+        "(empty, \\boxed{}, random words).",
+        flush=True,
+    )
     rows = [_play(registry.get(env_id)) for env_id in ids]
     print(f"\n{play_table(rows)}\n")
     if args.llm:
@@ -131,12 +167,13 @@ def _designer(args: argparse.Namespace) -> tuple[Any, int]:
         print(f"[1/5] Designer: the model {llm.name}.")
         return llm, args.n or 6
     count = design_reply_count()
-    llm = ReplayChat(REPLAYS, cycle=args.n is not None and args.n > count,
-                     name="recorded replies")
-    print(f"[1/5] Designer: recorded replies. No model runs: {count} replies that designer "
-          "models sent (valid programs, broken ones with their repairs, duplicates and "
-          f"hostile programs) are replayed from {REPLAYS.name}. Use --llm SPEC for a real "
-          "model.")
+    llm = ReplayChat(REPLAYS, cycle=args.n is not None and args.n > count, name="recorded replies")
+    print(
+        f"[1/5] Designer: recorded replies. No model runs: {count} replies that designer "
+        "models sent (valid programs, broken ones with their repairs, duplicates and "
+        f"hostile programs) are replayed from {REPLAYS.name}. Use --llm SPEC for a real "
+        "model."
+    )
     return llm, args.n or count
 
 
@@ -155,12 +192,16 @@ def _memory(workdir: Path, choice: str) -> Any:
             if choice == "minilm":
                 from spadegym.errors import ConfigError
 
-                raise ConfigError(f"the MiniLM embedder did not load ({type(exc).__name__}: "
-                                  f"{exc}); pip install 'spadegym[memory]' or use --embedder "
-                                  "hashing.") from exc
-            print(f"      note: the MiniLM embedder did not load ({type(exc).__name__}); the "
-                  "memory uses the hashing embedder, which finds near duplicates by shared "
-                  "words only.")
+                raise ConfigError(
+                    f"the MiniLM embedder did not load ({type(exc).__name__}: "
+                    f"{exc}); pip install 'spadegym[memory]' or use --embedder "
+                    "hashing."
+                ) from exc
+            print(
+                f"      note: the MiniLM embedder did not load ({type(exc).__name__}); the "
+                "memory uses the hashing embedder, which finds near duplicates by shared "
+                "words only."
+            )
     memory = EnvironmentMemory(workdir / "memory", embedder)
     shipped = shipped_root()
     items = []
@@ -172,8 +213,11 @@ def _memory(workdir: Path, choice: str) -> Any:
                 items.append((env.id, env.source(), env.manifest.first_observation or None))
     if items:
         memory.add_many(items)
-    print(f"      memory: {len(memory)} environments ({len(items)} added from the shipped "
-          f"library), embedder {memory.embedder.name}.\n", flush=True)
+    print(
+        f"      memory: {len(memory)} environments ({len(items)} added from the shipped "
+        f"library), embedder {memory.embedder.name}.\n",
+        flush=True,
+    )
     return memory
 
 
@@ -185,9 +229,14 @@ def _play(env: Any) -> dict[str, Any]:
 
     made = gymnasium.make(env.id, disable_env_checker=True)
     inner = made.unwrapped
-    row: dict[str, Any] = {"id": env.id, "kind": env.manifest.kind,
-                           "skill": env.manifest.skill or "-", "solution": [], "turns": [],
-                           "trivial": []}
+    row: dict[str, Any] = {
+        "id": env.id,
+        "kind": env.manifest.kind,
+        "skill": env.manifest.skill or "-",
+        "solution": [],
+        "turns": [],
+        "trivial": [],
+    }
     try:
         for seed in PLAY_SEEDS:
             _, first = made.reset(seed=seed)
@@ -219,8 +268,10 @@ def _episode(env: Any, actions: list[str]) -> tuple[float, int]:
 
 def play_table(rows: list[dict[str, Any]]) -> str:
     """The closing table: what the solution and the trivial replies score."""
-    lines = [f"{'environment':<30} {'kind':<10} {'skill':<22} {'solution':>9} {'turns':>5} "
-             f"{'trivial':>8}"]
+    lines = [
+        f"{'environment':<30} {'kind':<10} {'skill':<22} {'solution':>9} {'turns':>5} "
+        f"{'trivial':>8}"
+    ]
     for row in rows:
         if row["solution"]:
             wins = sum(o >= 1.0 for o in row["solution"])
@@ -229,13 +280,17 @@ def play_table(rows: list[dict[str, Any]]) -> str:
         else:
             solution, turns = "(game)", "-"
         trivial = f"{max(row['trivial']):.2f}" if row["trivial"] else "-"
-        lines.append(f"{row['id'][:30]:<30} {row['kind']:<10} {row['skill'][:22]:<22} "
-                     f"{solution:>9} {turns:>5} {trivial:>8}")
+        lines.append(
+            f"{row['id'][:30]:<30} {row['kind']:<10} {row['skill'][:22]:<22} "
+            f"{solution:>9} {turns:>5} {trivial:>8}"
+        )
     if not rows:
         lines.append("(no environment was accepted)")
-    lines.append("solution: episodes won by the environment's own solution(); trivial: the best "
-                 "outcome of an empty reply, \\boxed{} or random words (for a game: an illegal "
-                 "first move, scored for the player who made it).")
+    lines.append(
+        "solution: episodes won by the environment's own solution(); trivial: the best "
+        "outcome of an empty reply, \\boxed{} or random words (for a game: an illegal "
+        "first move, scored for the player who made it)."
+    )
     return "\n".join(lines)
 
 
@@ -244,9 +299,18 @@ def _report(workdir: Path, registry: Any, memory: Any, generation: Any, llm: Any
 
     reports = [t.report for c in generation.candidates for t in c.turns if t.report is not None]
     counts = ", ".join(f"{v} {k}" for k, v in generation.counts.items() if v)
-    label = ("recorded replies (replayed offline; no model ran)"
-             if llm.name == "recorded replies" else llm.name)
+    label = (
+        "recorded replies (replayed offline; no model ran)"
+        if llm.name == "recorded replies"
+        else llm.name
+    )
     notes = [f"Designer: {label}. {len(generation.candidates)} candidates: {counts}."]
-    return build_report(workdir / "report", roots=[registry.root], memory=memory,
-                        generation=[generation], validation_reports=reports,
-                        title="spadegym demo", notes=notes)
+    return build_report(
+        workdir / "report",
+        roots=[registry.root],
+        memory=memory,
+        generation=[generation],
+        validation_reports=reports,
+        title="spadegym demo",
+        notes=notes,
+    )

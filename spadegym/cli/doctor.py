@@ -9,7 +9,7 @@ import sys
 
 ADVICE = {
     "network": "run as root, or enable unprivileged user namespaces "
-               "(sysctl kernel.unprivileged_userns_clone=1)",
+    "(sysctl kernel.unprivileged_userns_clone=1)",
     "seccomp": "install libseccomp (apt-get install libseccomp2)",
     "privileges": "run workers as an unprivileged user",
     "rlimits": "use Linux",
@@ -18,9 +18,11 @@ ADVICE = {
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``doctor``."""
-    parser = subparsers.add_parser("doctor", help="show which sandbox layers are active",
-                                   description="Start a sandbox worker and report each "
-                                               "isolation layer. Exit 1 if any is off.")
+    parser = subparsers.add_parser(
+        "doctor",
+        help="show which sandbox layers are active",
+        description="Start a sandbox worker and report each isolation layer. Exit 1 if any is off.",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(func=run)
 
@@ -42,8 +44,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"python": platform.python_version(), "layers": layers}))
     else:
-        print(f"spadegym sandbox on {platform.system()} {platform.release()}, "
-              f"Python {platform.python_version()}")
+        print(
+            f"spadegym sandbox on {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}"
+        )
         for name, layer in layers.items():
             state = "active" if layer["active"] else "OFF   "
             print(f"  {name:<11} {state}  {layer['detail']}")

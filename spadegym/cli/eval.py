@@ -15,37 +15,69 @@ from pathlib import Path
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval``."""
     parser = subparsers.add_parser(
-        "eval", help="play registered environments with a model as the solver",
+        "eval",
+        help="play registered environments with a model as the solver",
         description="Play registered environments with a language model as the solver, "
-                    "without and with each environment's hint, and report the outcome per "
-                    "environment, per skill and overall, and the regret max(0, hint - plain). "
-                    "One-player statistics are written to the memory. Exit 0 when the run "
-                    "finished, 1 when it could not run, 2 on a usage error.")
-    parser.add_argument("--llm", required=True, metavar="SPEC",
-                        help="openai:<model>[@<base_url>] or hf:<path>")
-    parser.add_argument("--ids", nargs="+", default=None, metavar="ID",
-                        help="environments to play (default: every registered one)")
+        "without and with each environment's hint, and report the outcome per "
+        "environment, per skill and overall, and the regret max(0, hint - plain). "
+        "One-player statistics are written to the memory. Exit 0 when the run "
+        "finished, 1 when it could not run, 2 on a usage error.",
+    )
+    parser.add_argument(
+        "--llm", required=True, metavar="SPEC", help="openai:<model>[@<base_url>] or hf:<path>"
+    )
+    parser.add_argument(
+        "--ids",
+        nargs="+",
+        default=None,
+        metavar="ID",
+        help="environments to play (default: every registered one)",
+    )
     parser.add_argument("--skill", default=None, help="only environments with this skill")
-    parser.add_argument("--kind", default=None, choices=("puzzle", "tool", "two_player"),
-                        help="only environments of this kind")
-    parser.add_argument("--episodes", type=int, default=4,
-                        help="plays per environment and condition (default 4)")
-    parser.add_argument("--hint", default="both", choices=("both", "none", "only"),
-                        help="plain and hint plays (both, the default), plain only, or hint only")
-    parser.add_argument("--difficulty", type=int, default=None,
-                        help="options={'difficulty': N} at every reset")
+    parser.add_argument(
+        "--kind",
+        default=None,
+        choices=("puzzle", "tool", "two_player"),
+        help="only environments of this kind",
+    )
+    parser.add_argument(
+        "--episodes", type=int, default=4, help="plays per environment and condition (default 4)"
+    )
+    parser.add_argument(
+        "--hint",
+        default="both",
+        choices=("both", "none", "only"),
+        help="plain and hint plays (both, the default), plain only, or hint only",
+    )
+    parser.add_argument(
+        "--difficulty", type=int, default=None, help="options={'difficulty': N} at every reset"
+    )
     parser.add_argument("--seed", type=int, default=0, help="episode k plays seed SEED + k")
-    parser.add_argument("--root", type=Path, action="append", default=None, metavar="PATH",
-                        help="a registry folder to read (repeatable; default: every root)")
-    parser.add_argument("--memory", type=Path, default=None, metavar="PATH",
-                        help="where the statistics go (default: $SPADEGYM_HOME/memory)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="PATH",
+        help="a registry folder to read (repeatable; default: every root)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="where the statistics go (default: $SPADEGYM_HOME/memory)",
+    )
     parser.add_argument("--no-memory", action="store_true", help="do not record statistics")
-    parser.add_argument("--concurrency", type=int, default=8,
-                        help="model requests in flight (default 8)")
-    parser.add_argument("--temperature", type=float, default=None,
-                        help="sampling temperature of the solver")
-    parser.add_argument("--max-new-tokens", type=int, default=None,
-                        help="reply length limit for hf: models")
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="model requests in flight (default 8)"
+    )
+    parser.add_argument(
+        "--temperature", type=float, default=None, help="sampling temperature of the solver"
+    )
+    parser.add_argument(
+        "--max-new-tokens", type=int, default=None, help="reply length limit for hf: models"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(func=run)
@@ -58,8 +90,11 @@ def run(args: argparse.Namespace) -> int:
     from spadegym.llm import llm_from_spec
 
     if args.llm.startswith("replay:"):
-        print("spadegym eval: --llm replay: plays recorded designer replies; give a solver model "
-              "(openai:<model>[@<url>] or hf:<path>).", file=sys.stderr)
+        print(
+            "spadegym eval: --llm replay: plays recorded designer replies; give a solver model "
+            "(openai:<model>[@<url>] or hf:<path>).",
+            file=sys.stderr,
+        )
         return 2
     settings: dict = {}
     if args.temperature is not None:
@@ -69,11 +104,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         llm = llm_from_spec(args.llm, **settings)
         memory = None if args.no_memory else _memory(args.memory)
-        report = evaluate(llm, args.ids, skill=args.skill, kind=args.kind,
-                          episodes=args.episodes, hint=args.hint, seed=args.seed,
-                          difficulty=args.difficulty, roots=args.root, memory=memory,
-                          concurrency=args.concurrency,
-                          progress=not args.quiet and not args.json)
+        report = evaluate(
+            llm,
+            args.ids,
+            skill=args.skill,
+            kind=args.kind,
+            episodes=args.episodes,
+            hint=args.hint,
+            seed=args.seed,
+            difficulty=args.difficulty,
+            roots=args.root,
+            memory=memory,
+            concurrency=args.concurrency,
+            progress=not args.quiet and not args.json,
+        )
     except ConfigError as exc:
         print(f"spadegym eval: {exc}", file=sys.stderr)
         return 2

@@ -11,47 +11,98 @@ from pathlib import Path
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``generate``."""
     parser = subparsers.add_parser(
-        "generate", help="write, repair, validate, dedup and register environments",
+        "generate",
+        help="write, repair, validate, dedup and register environments",
         description="Ask a designer model for environment programs grounded in a corpus, "
-                    "validate and repair them, and register the valid, novel ones. Running the "
-                    "same command again resumes an interrupted run. Exit 0 when the run "
-                    "finished, 1 when it could not run, 2 on a usage error, 130 on Ctrl-C.")
+        "validate and repair them, and register the valid, novel ones. Running the "
+        "same command again resumes an interrupted run. Exit 0 when the run "
+        "finished, 1 when it could not run, 2 on a usage error, 130 on Ctrl-C.",
+    )
     parser.add_argument("-n", type=int, default=10, help="candidates (default 10)")
-    parser.add_argument("--llm", required=True, metavar="SPEC",
-                        help="openai:<model>[@<base_url>], hf:<path> or replay:<file>")
-    parser.add_argument("--corpus", default=None, metavar="PATH",
-                        help="JSONL file, folder of text files, or hf:<dataset> (default: the "
-                             "shipped corpus)")
-    parser.add_argument("--skill", action="append", default=None, metavar="SKILL",
-                        help="a skill to rotate through; repeat for several (default: the six "
-                             "SPADE skills)")
-    parser.add_argument("--kind", action="append", default=None,
-                        choices=("puzzle", "tool", "two_player"),
-                        help="a kind to draw from; repeat for several (default: puzzle)")
-    parser.add_argument("--difficulty", default="3",
-                        help="designer difficulty 1..5, or a comma-separated list (default 3)")
-    parser.add_argument("--registry", type=Path, default=None, metavar="PATH",
-                        help="registry root (default: $SPADEGYM_HOME/registry)")
-    parser.add_argument("--memory", type=Path, default=None, metavar="PATH",
-                        help="environment memory folder, for examples and novelty checks "
-                             "(default: $SPADEGYM_HOME/memory, seeded with the shipped library)")
-    parser.add_argument("--no-memory", action="store_true",
-                        help="no memory: no frontier examples and no novelty check")
+    parser.add_argument(
+        "--llm",
+        required=True,
+        metavar="SPEC",
+        help="openai:<model>[@<base_url>], hf:<path> or replay:<file>",
+    )
+    parser.add_argument(
+        "--corpus",
+        default=None,
+        metavar="PATH",
+        help="JSONL file, folder of text files, or hf:<dataset> (default: the shipped corpus)",
+    )
+    parser.add_argument(
+        "--skill",
+        action="append",
+        default=None,
+        metavar="SKILL",
+        help="a skill to rotate through; repeat for several (default: the six SPADE skills)",
+    )
+    parser.add_argument(
+        "--kind",
+        action="append",
+        default=None,
+        choices=("puzzle", "tool", "two_player"),
+        help="a kind to draw from; repeat for several (default: puzzle)",
+    )
+    parser.add_argument(
+        "--difficulty",
+        default="3",
+        help="designer difficulty 1..5, or a comma-separated list (default 3)",
+    )
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="registry root (default: $SPADEGYM_HOME/registry)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="environment memory folder, for examples and novelty checks "
+        "(default: $SPADEGYM_HOME/memory, seeded with the shipped library)",
+    )
+    parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="no memory: no frontier examples and no novelty check",
+    )
     parser.add_argument("--max-repairs", type=int, default=2, help="repair turns (default 2)")
-    parser.add_argument("--concurrency", type=int, default=8,
-                        help="candidates in flight (default 8)")
-    parser.add_argument("--executor", default=None, metavar="SPEC",
-                        help="where validations run: local, ray, or ray:<address> (default: "
-                             "each candidate's own thread); model calls stay here")
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="candidates in flight (default 8)"
+    )
+    parser.add_argument(
+        "--executor",
+        default=None,
+        metavar="SPEC",
+        help="where validations run: local, ray, or ray:<address> (default: "
+        "each candidate's own thread); model calls stay here",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    parser.add_argument("--log", type=Path, default=None, metavar="FILE",
-                        help="the JSONL run log (default: generate-logs/ beside the registry)")
-    parser.add_argument("--temperature", type=float, default=None,
-                        help="sampling temperature for openai: and hf: backends")
-    parser.add_argument("--no-hints", action="store_true",
-                        help="do not ask for hints for programs without hint()")
-    parser.add_argument("--cycle", action="store_true",
-                        help="replay: reuse the recorded design replies when they run out")
+    parser.add_argument(
+        "--log",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the JSONL run log (default: generate-logs/ beside the registry)",
+    )
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="sampling temperature for openai: and hf: backends",
+    )
+    parser.add_argument(
+        "--no-hints", action="store_true", help="do not ask for hints for programs without hint()"
+    )
+    parser.add_argument(
+        "--cycle",
+        action="store_true",
+        help="replay: reuse the recorded design replies when they run out",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.set_defaults(func=run)
@@ -66,8 +117,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         difficulty = tuple(int(d) for d in args.difficulty.split(",") if d.strip())
     except ValueError:
-        print(f"spadegym generate: --difficulty {args.difficulty!r} is not a number or a "
-              "comma-separated list of numbers 1..5", file=sys.stderr)
+        print(
+            f"spadegym generate: --difficulty {args.difficulty!r} is not a number or a "
+            "comma-separated list of numbers 1..5",
+            file=sys.stderr,
+        )
         return 2
     settings: dict = {}
     if args.temperature is not None and not args.llm.startswith("replay:"):
@@ -81,12 +135,23 @@ def run(args: argparse.Namespace) -> int:
             from spadegym.memory.default import open_memory
 
             memory = open_memory(args.memory)  # a new one starts with the shipped library
-        report = generate(args.n, llm, args.corpus, skills=args.skill,
-                          kinds=tuple(args.kind or ("puzzle",)), difficulty=difficulty,
-                          registry=args.registry, memory=memory, max_repairs=args.max_repairs,
-                          concurrency=args.concurrency, seed=args.seed,
-                          progress=not args.quiet and not args.json, log=args.log,
-                          write_hints=not args.no_hints, executor=args.executor)
+        report = generate(
+            args.n,
+            llm,
+            args.corpus,
+            skills=args.skill,
+            kinds=tuple(args.kind or ("puzzle",)),
+            difficulty=difficulty,
+            registry=args.registry,
+            memory=memory,
+            max_repairs=args.max_repairs,
+            concurrency=args.concurrency,
+            seed=args.seed,
+            progress=not args.quiet and not args.json,
+            log=args.log,
+            write_hints=not args.no_hints,
+            executor=args.executor,
+        )
     except ConfigError as exc:
         print(f"spadegym generate: {exc}", file=sys.stderr)
         return 2
@@ -96,10 +161,14 @@ def run(args: argparse.Namespace) -> int:
         print(report.table())
         resumed = sum(c.resumed for c in report.candidates)
         if resumed:
-            print(f"{resumed} candidate(s) were already done in this log; use another --seed "
-                  "or --log for new ones.")
+            print(
+                f"{resumed} candidate(s) were already done in this log; use another --seed "
+                "or --log for new ones."
+            )
     if report.interrupted:
-        print(f"interrupted; run the same command again to resume (log: {report.log_path})",
-              file=sys.stderr)
+        print(
+            f"interrupted; run the same command again to resume (log: {report.log_path})",
+            file=sys.stderr,
+        )
         return 130
     return 0

@@ -56,8 +56,9 @@ def _open(args: argparse.Namespace):
     from spadegym.memory.default import default_memory_path, open_memory
 
     if args.memory is not None and not (args.memory / "config.json").exists():
-        print(f"spadegym: no memory at {args.memory}; pass an existing --memory PATH",
-              file=sys.stderr)
+        print(
+            f"spadegym: no memory at {args.memory}; pass an existing --memory PATH", file=sys.stderr
+        )
         return None
     # The default memory is created on first use, seeded with the shipped library.
     return open_memory(args.memory or default_memory_path())

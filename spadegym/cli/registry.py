@@ -20,24 +20,45 @@ from typing import Any
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add the registry commands."""
     root = argparse.ArgumentParser(add_help=False)
-    root.add_argument("--root", type=Path, default=None, metavar="PATH",
-                      help="one registry folder (default: every root to read, the user's "
-                           "root to write)")
+    root.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="one registry folder (default: every root to read, the user's root to write)",
+    )
 
     add = subparsers.add_parser(
-        "add", parents=[root], help="validate programs and add them to the registry",
+        "add",
+        parents=[root],
+        help="validate programs and add them to the registry",
         description="Validate each program and add it to the registry (the user's root by "
-                    "default). The same program twice keeps its id; a different program under a "
-                    "taken name gets a new name. Exit 1 if any file was not added.")
+        "default). The same program twice keeps its id; a different program under a "
+        "taken name gets a new name. Exit 1 if any file was not added.",
+    )
     add.add_argument("files", nargs="+", metavar="FILE", help="program or raw reply files")
-    add.add_argument("--new-version-of", default=None, metavar="ID",
-                     help="add the (single) program as the next version of ID")
+    add.add_argument(
+        "--new-version-of",
+        default=None,
+        metavar="ID",
+        help="add the (single) program as the next version of ID",
+    )
     add.add_argument("--designer", default=None, help="the designer model, for provenance")
     add.add_argument("--document", default=None, help="the grounding document id")
-    add.add_argument("--parent", action="append", default=[], metavar="ID",
-                     help="an environment this one derives from (repeatable)")
-    add.add_argument("--memory", type=Path, default=None, metavar="PATH",
-                     help="memory for the novelty check (default: $SPADEGYM_HOME/memory)")
+    add.add_argument(
+        "--parent",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="an environment this one derives from (repeatable)",
+    )
+    add.add_argument(
+        "--memory",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="memory for the novelty check (default: $SPADEGYM_HOME/memory)",
+    )
     add.add_argument("--no-memory", action="store_true", help="skip the novelty check")
     add.set_defaults(func=run_add)
 
@@ -46,10 +67,14 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--kind", default=None, choices=("puzzle", "tool", "two_player"))
     form = listing.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print a JSON array")
-    form.add_argument("--markdown", action="store_true",
-                      help="print a Markdown table: id | skill | kind | title | turns")
-    listing.add_argument("-v", "--verbose", action="store_true",
-                         help="also list folders skipped, with the reason")
+    form.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print a Markdown table: id | skill | kind | title | turns",
+    )
+    listing.add_argument(
+        "-v", "--verbose", action="store_true", help="also list folders skipped, with the reason"
+    )
     listing.set_defaults(func=run_list)
 
     show = subparsers.add_parser("show", parents=[root], help="print a manifest and its program")
@@ -57,9 +82,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     show.set_defaults(func=run_show)
 
     play = subparsers.add_parser(
-        "play", parents=[root], help="play an environment in the terminal",
+        "play",
+        parents=[root],
+        help="play an environment in the terminal",
         description="Play an environment: type one reply per line and read the observations, "
-                    "rewards and the outcome. :quit (or end of input) stops.")
+        "rewards and the outcome. :quit (or end of input) stops.",
+    )
     play.add_argument("id", metavar="ID")
     play.add_argument("--seed", type=int, default=0, help="the instance to play (default 0)")
     play.add_argument("--hint", action="store_true", help="show the hint after the reset")
@@ -71,12 +99,20 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     remove.set_defaults(func=run_remove)
 
     verify = subparsers.add_parser(
-        "verify", help="check manifests and program hashes; --fix re-validates and rewrites",
+        "verify",
+        help="check manifests and program hashes; --fix re-validates and rewrites",
         description="Check every folder of the roots: a valid manifest, and a program whose "
-                    "sha256 matches it. --fix re-validates each failing env.py and, if it passes, "
-                    "writes its manifest. Exit 1 if any folder is still not a valid entry.")
-    verify.add_argument("--root", type=Path, action="append", default=None, metavar="PATH",
-                        help="a root to verify (repeatable; default: every root)")
+        "sha256 matches it. --fix re-validates each failing env.py and, if it passes, "
+        "writes its manifest. Exit 1 if any folder is still not a valid entry.",
+    )
+    verify.add_argument(
+        "--root",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="PATH",
+        help="a root to verify (repeatable; default: every root)",
+    )
     verify.add_argument("--fix", action="store_true", help="re-validate and rewrite manifests")
     verify.add_argument("--workers", type=int, default=2, help="validations at once")
     verify.set_defaults(func=run_verify)
@@ -86,8 +122,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
     export.set_defaults(func=run_export)
 
-    imp = subparsers.add_parser("import", parents=[root],
-                                help="validate and add the environments of a bundle")
+    imp = subparsers.add_parser(
+        "import", parents=[root], help="validate and add the environments of a bundle"
+    )
     imp.add_argument("bundle", type=Path, metavar="FILE")
     imp.add_argument("--no-memory", action="store_true", help="skip the novelty check")
     imp.add_argument("--memory", type=Path, default=None, metavar="PATH")
@@ -125,8 +162,9 @@ def _find(args: argparse.Namespace, env_id: str) -> Any:
             return registry.get(env_id)
         except RegistryError as exc:
             first = first or exc
-    raise first or RegistryError(f"{env_id!r}: there is no registry folder yet; add an "
-                                 "environment with `spadegym add FILE`.")
+    raise first or RegistryError(
+        f"{env_id!r}: there is no registry folder yet; add an environment with `spadegym add FILE`."
+    )
 
 
 def _memory(args: argparse.Namespace) -> tuple[Any, str]:
@@ -153,8 +191,12 @@ def run_add(args: argparse.Namespace) -> int:
     if memory is None:
         print(f"spadegym add: skipped the novelty check ({why}).", file=sys.stderr)
     registry = _writer(args)
-    provenance = {"designer": args.designer, "document_id": args.document,
-                  "parents": args.parent, "origin": "add"}
+    provenance = {
+        "designer": args.designer,
+        "document_id": args.document,
+        "parents": args.parent,
+        "origin": "add",
+    }
     failed = 0
     for path in args.files:
         try:
@@ -163,8 +205,9 @@ def run_add(args: argparse.Namespace) -> int:
             failed += _fail("add", f"cannot read {path}: {exc}")
             continue
         try:
-            env_id = registry.add(text, provenance=provenance, memory=memory,
-                                  version_of=args.new_version_of)
+            env_id = registry.add(
+                text, provenance=provenance, memory=memory, version_of=args.new_version_of
+            )
         except RejectedProgramError as exc:
             failed += _fail("add", f"{path} was rejected:\n{exc.report.feedback()}")
             continue
@@ -185,10 +228,24 @@ def run_list(args: argparse.Namespace) -> int:
                 rows.append((entry, registry.root))
         skipped += [(registry.root / name, why) for name, why in registry.skipped().items()]
     if args.json:
-        print(json.dumps([{"id": e.id, "title": e.title, "skill": e.skill, "kind": e.kind,
-                           "max_turns": e.max_turns, "num_players": e.num_players,
-                           "sha256": e.sha256, "root": str(root)} for e, root in rows],
-                         ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": e.id,
+                        "title": e.title,
+                        "skill": e.skill,
+                        "kind": e.kind,
+                        "max_turns": e.max_turns,
+                        "num_players": e.num_players,
+                        "sha256": e.sha256,
+                        "root": str(root),
+                    }
+                    for e, root in rows
+                ],
+                ensure_ascii=False,
+            )
+        )
     elif args.markdown:
         print("| id | skill | kind | title | turns |\n| --- | --- | --- | --- | --- |")
         for e, _ in rows:
@@ -197,10 +254,14 @@ def run_list(args: argparse.Namespace) -> int:
     else:
         width = max([len(e.id) for e, _ in rows] + [2])
         for e, _ in rows:
-            print(f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
-                  f"{e.max_turns:3}  {e.title}")
-        print(f"\n{len(rows)} environments" + (f", {len(skipped)} folders skipped (-v)"
-                                               if skipped and not args.verbose else ""))
+            print(
+                f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
+                f"{e.max_turns:3}  {e.title}"
+            )
+        print(
+            f"\n{len(rows)} environments"
+            + (f", {len(skipped)} folders skipped (-v)" if skipped and not args.verbose else "")
+        )
     if args.verbose:
         for path, why in skipped:
             print(f"skipped {path}: {why}", file=sys.stderr)
@@ -254,8 +315,10 @@ def run_play(args: argparse.Namespace) -> int:
             print(f"\n{obs}\n[reward {reward:g}]")
             if terminated or truncated:
                 how = "terminated" if terminated else f"truncated after {env.max_turns} turns"
-                print(f"\n== Episode over ({how}): outcome {info['episode_outcome']} in "
-                      f"{info['episode_turns']} turns.")
+                print(
+                    f"\n== Episode over ({how}): outcome {info['episode_outcome']} in "
+                    f"{info['episode_turns']} turns."
+                )
                 return 0
     finally:
         env.close()
@@ -294,8 +357,11 @@ def run_verify(args: argparse.Namespace) -> int:
         ok = sum(r.ok for r in results)
         print(f"{root}: {ok} valid, {len(results) - ok} broken\n")
     if bad and not args.fix:
-        print(f"Run `spadegym verify --fix{''.join(f' --root {r}' for r in roots)}` to "
-              "re-validate and rewrite the manifests.", file=sys.stderr)
+        print(
+            f"Run `spadegym verify --fix{''.join(f' --root {r}' for r in roots)}` to "
+            "re-validate and rewrite the manifests.",
+            file=sys.stderr,
+        )
     return 1 if bad else 0
 
 
@@ -310,8 +376,9 @@ def run_export(args: argparse.Namespace) -> int:
         for env in envs:
             by_root.setdefault(env.root, []).append(env.id)
         if len(by_root) > 1:
-            return _fail("export", "the ids live in several roots; export them from one --root "
-                                   "at a time.")
+            return _fail(
+                "export", "the ids live in several roots; export them from one --root at a time."
+            )
         from spadegym.registry import Registry
 
         ((root, env_ids),) = by_root.items()

@@ -12,17 +12,25 @@ import textwrap
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``validate``."""
     parser = subparsers.add_parser(
-        "validate", help="validate environment programs or raw LLM replies",
+        "validate",
+        help="validate environment programs or raw LLM replies",
         description="Validate environment programs (or raw LLM replies holding one). Exit 0 if "
-                    "every file is valid, 1 if any is rejected, 2 on a usage error.")
+        "every file is valid, 1 if any is rejected, 2 on a usage error.",
+    )
     parser.add_argument("files", nargs="+", metavar="FILE", help="program or reply files")
     parser.add_argument("--json", action="store_true", help="print one JSON array of reports")
     parser.add_argument("--workers", type=int, default=2, help="validations at once (default 2)")
-    parser.add_argument("--executor", default="local",
-                        help="where validations run: local (default), ray, or ray:<address>")
+    parser.add_argument(
+        "--executor",
+        default="local",
+        help="where validations run: local (default), ray, or ray:<address>",
+    )
     parser.add_argument("--seeds", type=int, default=5, help="seeds the solution must win on")
-    parser.add_argument("--difficulties", default="",
-                        help="comma-separated difficulties (1-5) the solution must also win at")
+    parser.add_argument(
+        "--difficulties",
+        default="",
+        help="comma-separated difficulties (1-5) the solution must also win at",
+    )
     parser.set_defaults(func=run)
 
 
@@ -54,14 +62,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"  validated {os.path.basename(args.files[index])}", file=sys.stderr)
 
     try:
-        reports = validate_many(texts, config, workers=args.workers, progress=progress,
-                                executor=args.executor)
+        reports = validate_many(
+            texts, config, workers=args.workers, progress=progress, executor=args.executor
+        )
     except SpadegymError as exc:
         print(f"spadegym validate: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps([{"file": path, **report.to_dict()}
-                          for path, report in zip(args.files, reports)], ensure_ascii=False))
+        print(
+            json.dumps(
+                [{"file": path, **report.to_dict()} for path, report in zip(args.files, reports)],
+                ensure_ascii=False,
+            )
+        )
     else:
         print(format_table(args.files, reports))
     return 0 if all(r.ok for r in reports) else 1
@@ -76,8 +89,9 @@ def format_table(files: list[str], reports: list) -> str:
         name = report.class_name or "-"
         lines.append(f"{mark}  {path.ljust(width)}  {name}  ({report.seconds:.2f} s)")
         for check in report.failures:
-            wrapped = textwrap.fill(check.message, width=96, initial_indent="      ",
-                                    subsequent_indent="      ")
+            wrapped = textwrap.fill(
+                check.message, width=96, initial_indent="      ", subsequent_indent="      "
+            )
             lines.append(f"    {check.name}:\n{wrapped}")
         if report.not_run and not report.ok:
             lines.append(f"    not run: {', '.join(report.not_run)}")

@@ -94,13 +94,17 @@ class Corpus:
         self.documents = list(documents)
         self.name = name
         if not self.documents:
-            raise ConfigError(f"corpus {name!r} holds no documents; give a JSONL file with a "
-                              "text field, a folder of .txt/.md files, or a dataset.")
+            raise ConfigError(
+                f"corpus {name!r} holds no documents; give a JSONL file with a "
+                "text field, a folder of .txt/.md files, or a dataset."
+            )
         self._by_id: dict[str, Document] = {}
         for doc in self.documents:
             if doc.id in self._by_id:
-                raise ConfigError(f"corpus {name!r}: document id {doc.id!r} appears twice; ids "
-                                  "must be unique (drop the duplicate or rename it).")
+                raise ConfigError(
+                    f"corpus {name!r}: document id {doc.id!r} appears twice; ids "
+                    "must be unique (drop the duplicate or rename it)."
+                )
             self._by_id[doc.id] = doc
 
     def __len__(self) -> int:
@@ -136,8 +140,14 @@ class Corpus:
     # -- loaders ----------------------------------------------------------------------------
 
     @classmethod
-    def from_jsonl(cls, path: str | Path, *, text_field: str | None = None,
-                   max_words: int = DEFAULT_MAX_WORDS, name: str | None = None) -> Corpus:
+    def from_jsonl(
+        cls,
+        path: str | Path,
+        *,
+        text_field: str | None = None,
+        max_words: int = DEFAULT_MAX_WORDS,
+        name: str | None = None,
+    ) -> Corpus:
         """Read a JSONL file: one object a line, its text in ``text`` or ``orig_doc``.
 
         ``id``, ``title``, ``topic`` and ``source`` are read when present. Lines with an
@@ -151,21 +161,23 @@ class Corpus:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read corpus file {path}: {exc}.") from exc
-        records = [(f"{path}:{number}", record)
-                   for number, record in jsonl.objects(lines, path, "a corpus file")]
+        records = [
+            (f"{path}:{number}", record)
+            for number, record in jsonl.objects(lines, path, "a corpus file")
+        ]
         return cls(_documents(records, text_field, max_words), name or str(path))
 
     @classmethod
-    def from_folder(cls, path: str | Path, *, max_words: int = DEFAULT_MAX_WORDS,
-                    name: str | None = None) -> Corpus:
+    def from_folder(
+        cls, path: str | Path, *, max_words: int = DEFAULT_MAX_WORDS, name: str | None = None
+    ) -> Corpus:
         """Read every ``.txt``, ``.md`` and ``.rst`` file under a folder, one document each.
 
         The id is the file's path relative to the folder, the title its first line.
         """
         root = Path(path)
         docs = []
-        for file in sorted(p for p in root.rglob("*") if p.suffix in TEXT_SUFFIXES
-                           and p.is_file()):
+        for file in sorted(p for p in root.rglob("*") if p.suffix in TEXT_SUFFIXES and p.is_file()):
             try:
                 text = file.read_text(encoding="utf-8").strip()
             except (OSError, UnicodeDecodeError) as exc:
@@ -173,14 +185,28 @@ class Corpus:
             if not text:
                 continue
             title = text.splitlines()[0].lstrip("# ").strip()[:120]
-            docs.append(Document(file.relative_to(root).as_posix(),
-                                 truncate_words(text, max_words), title, "", str(file)))
+            docs.append(
+                Document(
+                    file.relative_to(root).as_posix(),
+                    truncate_words(text, max_words),
+                    title,
+                    "",
+                    str(file),
+                )
+            )
         return cls(docs, name or str(root))
 
     @classmethod
-    def from_huggingface(cls, name_or_path: str, *, split: str = "train",
-                         text_field: str | None = None, config_name: str | None = None,
-                         limit: int | None = None, max_words: int = DEFAULT_MAX_WORDS) -> Corpus:
+    def from_huggingface(
+        cls,
+        name_or_path: str,
+        *,
+        split: str = "train",
+        text_field: str | None = None,
+        config_name: str | None = None,
+        limit: int | None = None,
+        max_words: int = DEFAULT_MAX_WORDS,
+    ) -> Corpus:
         """Read a Hugging Face dataset.
 
         A folder saved with ``save_to_disk`` is read directly; anything else goes to
@@ -200,34 +226,41 @@ class Corpus:
         try:
             import datasets
         except ModuleNotFoundError as exc:
-            raise ConfigError("reading a Hugging Face dataset needs the datasets package: "
-                              "pip install datasets.") from exc
+            raise ConfigError(
+                "reading a Hugging Face dataset needs the datasets package: pip install datasets."
+            ) from exc
         try:
             if (Path(name_or_path) / "dataset_info.json").exists() or (
-                    Path(name_or_path) / "state.json").exists():
+                Path(name_or_path) / "state.json"
+            ).exists():
                 data: Any = datasets.load_from_disk(name_or_path)
                 if isinstance(data, datasets.DatasetDict):
                     data = data[split]
             else:
                 data = datasets.load_dataset(name_or_path, config_name, split=split)
         except Exception as exc:  # datasets raises many kinds; all mean "cannot read it"
-            raise ConfigError(f"cannot load the dataset {name_or_path!r} (split {split!r}): "
-                              f"{type(exc).__name__}: {exc}.") from exc
+            raise ConfigError(
+                f"cannot load the dataset {name_or_path!r} (split {split!r}): "
+                f"{type(exc).__name__}: {exc}."
+            ) from exc
         rows = data if limit is None else data.select(range(min(limit, len(data))))
         records = ((f"{name_or_path}[{k}]", dict(row)) for k, row in enumerate(rows))
         return cls(_documents(records, text_field, max_words), f"hf:{name_or_path}")
 
 
-def _documents(records: Iterable[tuple[str, dict[str, Any]]], text_field: str | None,
-               max_words: int) -> list[Document]:
+def _documents(
+    records: Iterable[tuple[str, dict[str, Any]]], text_field: str | None, max_words: int
+) -> list[Document]:
     docs: list[Document] = []
     seen: set[str] = set()
     fields = (text_field,) if text_field else TEXT_FIELDS
     for where, record in records:
         text = next((record[f] for f in fields if isinstance(record.get(f), str)), None)
         if text is None:
-            raise ConfigError(f"{where} has no text field ({' or '.join(fields)}); put the "
-                              "document's text in one, or name the field with text_field=.")
+            raise ConfigError(
+                f"{where} has no text field ({' or '.join(fields)}); put the "
+                "document's text in one, or name the field with text_field=."
+            )
         text = truncate_words(text.strip(), max_words)
         if not text:
             continue
@@ -236,8 +269,15 @@ def _documents(records: Iterable[tuple[str, dict[str, Any]]], text_field: str | 
         if given is None and doc_id in seen:
             continue  # the same text twice: keep it once
         seen.add(doc_id)
-        docs.append(Document(doc_id, text, str(record.get("title") or ""),
-                             str(record.get("topic") or ""), str(record.get("source") or "")))
+        docs.append(
+            Document(
+                doc_id,
+                text,
+                str(record.get("title") or ""),
+                str(record.get("topic") or ""),
+                str(record.get("source") or ""),
+            )
+        )
     return docs
 
 
@@ -255,8 +295,12 @@ def default_corpus(max_words: int = DEFAULT_MAX_WORDS) -> Corpus:
     return Corpus.from_jsonl(DEFAULT_CORPUS_FILE, max_words=max_words, name="default")
 
 
-def load_corpus(spec: str | Path | Corpus | Iterable[str] | None = None, *,
-                max_words: int = DEFAULT_MAX_WORDS, **options: Any) -> Corpus:
+def load_corpus(
+    spec: str | Path | Corpus | Iterable[str] | None = None,
+    *,
+    max_words: int = DEFAULT_MAX_WORDS,
+    **options: Any,
+) -> Corpus:
     """Load a corpus from whatever names one.
 
     Args:
@@ -281,10 +325,14 @@ def load_corpus(spec: str | Path | Corpus | Iterable[str] | None = None, *,
             return Corpus.from_folder(path, max_words=max_words, **options)
         if path.is_file():
             return Corpus.from_jsonl(path, max_words=max_words, **options)
-        raise ConfigError(f"corpus {str(spec)!r} is neither a file nor a folder; give a JSONL "
-                          "file, a folder of text files, hf:<dataset>, or None for the default.")
+        raise ConfigError(
+            f"corpus {str(spec)!r} is neither a file nor a folder; give a JSONL "
+            "file, a folder of text files, hf:<dataset>, or None for the default."
+        )
     texts = list(spec)
     if not all(isinstance(t, str) for t in texts):
         raise ConfigError("a corpus given as a list must hold strings (document texts).")
-    return Corpus(_documents(((f"texts[{k}]", {"text": t}) for k, t in enumerate(texts)),
-                             None, max_words), "texts")
+    return Corpus(
+        _documents(((f"texts[{k}]", {"text": t}) for k, t in enumerate(texts)), None, max_words),
+        "texts",
+    )

@@ -63,16 +63,27 @@ class Slot:
     document: Document
 
 
-def plan_slot(index: int, seed: int, corpus: Corpus, skills: Sequence[str],
-              kinds: Sequence[str], difficulties: Sequence[int]) -> Slot:
+def plan_slot(
+    index: int,
+    seed: int,
+    corpus: Corpus,
+    skills: Sequence[str],
+    kinds: Sequence[str],
+    difficulties: Sequence[int],
+) -> Slot:
     """The plan of slot ``index``: a function of the seed and the index alone.
 
     Skills rotate with the index (every skill gets its share, as in SPADE); the kind, the
     difficulty and the document are drawn from a generator seeded by ``(seed, index)``.
     """
     rng = random.Random(f"spadegym.generate:{seed}:{index}")
-    return Slot(index, skills[index % len(skills)], rng.choice(list(kinds)),
-                rng.choice(list(difficulties)), corpus.sample(rng))
+    return Slot(
+        index,
+        skills[index % len(skills)],
+        rng.choice(list(kinds)),
+        rng.choice(list(difficulties)),
+        corpus.sample(rng),
+    )
 
 
 # -- one candidate -------------------------------------------------------------------------
@@ -81,9 +92,18 @@ def plan_slot(index: int, seed: int, corpus: Corpus, skills: Sequence[str],
 class _Run:
     """Everything a ``generate`` call shares across its candidate threads."""
 
-    def __init__(self, llm: ChatLLM, corpus: Corpus, registry: Any, memory: Any,
-                 validation: ValidationConfig, max_repairs: int, write_hints: bool,
-                 log: RunLog, executor: Any = None):
+    def __init__(
+        self,
+        llm: ChatLLM,
+        corpus: Corpus,
+        registry: Any,
+        memory: Any,
+        validation: ValidationConfig,
+        max_repairs: int,
+        write_hints: bool,
+        log: RunLog,
+        executor: Any = None,
+    ):
         self.llm = llm
         self.corpus = corpus
         self.registry = registry
@@ -101,8 +121,9 @@ class _Run:
 
     def candidate(self, slot: Slot) -> Candidate:
         prior = self.log.prior.get(slot.index, Prior())
-        cand = Candidate(slot.index, slot.skill, slot.kind, slot.difficulty, slot.document.id,
-                         self.corpus.name)
+        cand = Candidate(
+            slot.index, slot.skill, slot.kind, slot.difficulty, slot.document.id, self.corpus.name
+        )
         if prior.final is not None:
             return _from_final(cand, prior.final)
         started = time.perf_counter()
@@ -112,8 +133,9 @@ class _Run:
             cand.status, cand.reason = "error", f"{type(exc).__name__}: {exc}"
         cand.seconds = time.perf_counter() - started
         if cand.status != "interrupted":
-            self.log.write({"event": "candidate", "candidate": cand.index, **cand.to_dict(),
-                            "hint": cand.hint})
+            self.log.write(
+                {"event": "candidate", "candidate": cand.index, **cand.to_dict(), "hint": cand.hint}
+            )
         return cand
 
     def _design_and_register(self, cand: Candidate, slot: Slot, prior: Prior) -> None:
@@ -142,13 +164,15 @@ class _Run:
             if turn_index == self.max_repairs:
                 cand.status, cand.reason = "rejected", _failure(turn.report)
                 return
-            request = repair_messages(design, reply, turn.report.feedback() if turn.report
-                                      else "No program was found.")
+            request = repair_messages(
+                design, reply, turn.report.feedback() if turn.report else "No program was found."
+            )
         self._hint(cand, prior)
         self._register(cand, slot)
 
-    def ask(self, index: int, log_id: str, purpose: str, messages: list[Message],
-            prior: Prior) -> tuple[str, float, bool]:
+    def ask(
+        self, index: int, log_id: str, purpose: str, messages: list[Message], prior: Prior
+    ) -> tuple[str, float, bool]:
         """One reply: read back from the log when an earlier run got it, else asked and logged."""
         if log_id in prior.replies:
             return prior.replies[log_id], 0.0, True
@@ -156,16 +180,30 @@ class _Run:
         try:
             reply = self.llm.complete(messages, 1)[0]
         except LLMError as exc:
-            self.log.write({"event": "llm_error", "candidate": index, "id": log_id,
-                            "purpose": purpose, "error": str(exc)})
+            self.log.write(
+                {
+                    "event": "llm_error",
+                    "candidate": index,
+                    "id": log_id,
+                    "purpose": purpose,
+                    "error": str(exc),
+                }
+            )
             raise
         seconds = time.perf_counter() - started
-        record: dict[str, Any] = {"event": "reply", "candidate": index, "id": log_id,
-                                  "purpose": purpose, "model": self.llm.name,
-                                  "seconds": round(seconds, 3), "reply": reply}
+        record: dict[str, Any] = {
+            "event": "reply",
+            "candidate": index,
+            "id": log_id,
+            "purpose": purpose,
+            "model": self.llm.name,
+            "seconds": round(seconds, 3),
+            "reply": reply,
+        }
         # The whole request goes in once per candidate; a repair adds only its new message.
         record["messages" if purpose != "repair" else "request"] = (
-            messages if purpose != "repair" else messages[-1:])
+            messages if purpose != "repair" else messages[-1:]
+        )
         self.log.write(record)
         return reply, seconds, False
 
@@ -182,11 +220,17 @@ class _Run:
         turn.program = report.program if report is not None else None
         turn.validate_seconds = time.perf_counter() - started
         if report is not None:
-            self.log.write({"event": "validation", "id": turn.log_id,
-                            "candidate": index, "ok": report.ok,
-                            "failed": [c.name for c in report.failures],
-                            "feedback": "" if report.ok else report.feedback(),
-                            "seconds": report.seconds})
+            self.log.write(
+                {
+                    "event": "validation",
+                    "id": turn.log_id,
+                    "candidate": index,
+                    "ok": report.ok,
+                    "failed": [c.name for c in report.failures],
+                    "feedback": "" if report.ok else report.feedback(),
+                    "seconds": report.seconds,
+                }
+            )
 
     def _check(self, reply: str) -> ValidationReport:
         """Validate here, or on the executor (a lost validation comes back as a failed report)."""
@@ -206,8 +250,12 @@ class _Run:
             return
         solutions = hints.instance_solutions(program, sandbox=self.validation.sandbox)
         try:
-            result = hints.write_hint(_LoggedLLM(self, cand.index, prior), program, solutions,
-                                      on_reply=cand.hint_replies.append)
+            result = hints.write_hint(
+                _LoggedLLM(self, cand.index, prior),
+                program,
+                solutions,
+                on_reply=cand.hint_replies.append,
+            )
         except LLMError as exc:
             cand.reason = f"no hint: the hint request failed: {exc}"
             return
@@ -221,10 +269,16 @@ class _Run:
             return
         first = report.properties.get("first_observation") or None
         provenance = {
-            "designer": self.llm.name, "document_id": slot.document.id,
-            "corpus": self.corpus.name, "origin": "generate", "requested_skill": slot.skill,
-            "kind": slot.kind, "difficulty": slot.difficulty, "log": str(self.log.path),
-            "log_id": cand.turns[-1].log_id, "repairs": cand.repairs,
+            "designer": self.llm.name,
+            "document_id": slot.document.id,
+            "corpus": self.corpus.name,
+            "origin": "generate",
+            "requested_skill": slot.skill,
+            "kind": slot.kind,
+            "difficulty": slot.difficulty,
+            "log": str(self.log.path),
+            "log_id": cand.turns[-1].log_id,
+            "repairs": cand.repairs,
             "hint_source": cand.hint_source,
         }
         if cand.hint_source == "designer":
@@ -232,19 +286,27 @@ class _Run:
         with self.store_lock:
             if self.memory is not None:
                 novelty = self.memory.check_novelty(program, first_observation=first)
-                cand.novelty = {"novel": novelty.novel, "nearest_id": novelty.nearest_id,
-                                "similarity": round(float(novelty.similarity), 4),
-                                "reason": novelty.reason}
-                report.properties["novelty"] = {"nearest_id": novelty.nearest_id,
-                                                "similarity": novelty.similarity}
+                cand.novelty = {
+                    "novel": novelty.novel,
+                    "nearest_id": novelty.nearest_id,
+                    "similarity": round(float(novelty.similarity), 4),
+                    "reason": novelty.reason,
+                }
+                report.properties["novelty"] = {
+                    "nearest_id": novelty.nearest_id,
+                    "similarity": novelty.similarity,
+                }
                 if not novelty.novel:
                     cand.status, cand.reason = "duplicate", novelty.reason
                     return
             from spadegym.registry import DuplicateEnvironmentError
 
             try:
-                env_id = _entry_id(self.registry.add(program, report=report,
-                                                     provenance=provenance, memory=self.memory))
+                env_id = _entry_id(
+                    self.registry.add(
+                        program, report=report, provenance=provenance, memory=self.memory
+                    )
+                )
             except DuplicateEnvironmentError as exc:
                 cand.status, cand.reason = "duplicate", str(exc)
                 return
@@ -274,15 +336,31 @@ class _Run:
                     why = "too easy" if chosen is easy else "too hard"
                     negative = self._example(chosen[0], why=why, code=False)
                 if len(self.memory):
-                    nearby = [Example(n.env_id, n.title, n.skill)
-                              for n in self.memory.near(slot.document.text, 3)]
-        return design_messages(slot.skill, slot.difficulty, slot.document.text, kind=slot.kind,
-                               examples=examples, negative=negative, nearby=nearby)
+                    nearby = [
+                        Example(n.env_id, n.title, n.skill)
+                        for n in self.memory.near(slot.document.text, 3)
+                    ]
+        return design_messages(
+            slot.skill,
+            slot.difficulty,
+            slot.document.text,
+            kind=slot.kind,
+            examples=examples,
+            negative=negative,
+            nearby=nearby,
+        )
 
     def _example(self, stats: Any, *, why: str = "", code: bool = True) -> Example:
         source = _source_of(self.registry, stats.env_id) if code else None
-        return Example(stats.env_id, stats.title, stats.skill, stats.win_rate, stats.regret,
-                       source[:EXAMPLE_CODE_CHARS] if source else None, why)
+        return Example(
+            stats.env_id,
+            stats.title,
+            stats.skill,
+            stats.win_rate,
+            stats.regret,
+            source[:EXAMPLE_CODE_CHARS] if source else None,
+            why,
+        )
 
 
 class _LoggedLLM:
@@ -358,8 +436,9 @@ class _Progress:
         if not self.enabled:
             return
         done = sum(self.counts.values())
-        parts = "  ".join(f"{s} {self.counts.get(s, 0)}"
-                          for s in ("accepted", "rejected", "duplicate", "error"))
+        parts = "  ".join(
+            f"{s} {self.counts.get(s, 0)}" for s in ("accepted", "rejected", "duplicate", "error")
+        )
         line = f"generate {done}/{self.total}  {parts}  {time.perf_counter() - self.started:.0f}s"
         if self.tty:
             sys.stderr.write("\r" + line + ("\n" if done == self.total else ""))
@@ -377,12 +456,25 @@ class _Progress:
 # -- the entry point -----------------------------------------------------------------------
 
 
-def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
-             skills: Sequence[str] | None = None, kinds: Sequence[str] = ("puzzle",),
-             difficulty: int | Sequence[int] = 3, registry: Any = None, memory: Any = None,
-             max_repairs: int = 2, concurrency: int = 8, seed: int = 0, progress: bool = True,
-             log: str | Path | None = None, validation: ValidationConfig | None = None,
-             write_hints: bool = True, executor: Any = None) -> GenerationReport:
+def generate(
+    n: int,
+    llm: ChatLLM,
+    corpus: Corpus | str | Path | None = None,
+    *,
+    skills: Sequence[str] | None = None,
+    kinds: Sequence[str] = ("puzzle",),
+    difficulty: int | Sequence[int] = 3,
+    registry: Any = None,
+    memory: Any = None,
+    max_repairs: int = 2,
+    concurrency: int = 8,
+    seed: int = 0,
+    progress: bool = True,
+    log: str | Path | None = None,
+    validation: ValidationConfig | None = None,
+    write_hints: bool = True,
+    executor: Any = None,
+) -> GenerationReport:
     """Write ``n`` candidate environments with ``llm`` and register the good, new ones.
 
     Args:
@@ -423,9 +515,16 @@ def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
     _check_settings(n, skills, kinds, difficulties, max_repairs, concurrency)
     corpus = load_corpus(corpus)
     registry = _open_registry(registry)
-    settings = {"seed": seed, "skills": list(skills), "kinds": list(kinds),
-                "difficulties": list(difficulties), "corpus": corpus.name,
-                "corpus_size": len(corpus), "model": llm.name, "max_repairs": max_repairs}
+    settings = {
+        "seed": seed,
+        "skills": list(skills),
+        "kinds": list(kinds),
+        "difficulties": list(difficulties),
+        "corpus": corpus.name,
+        "corpus_size": len(corpus),
+        "model": llm.name,
+        "max_repairs": max_repairs,
+    }
     key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
     log_path = Path(log) if log is not None else _default_log(registry, key)
     chosen = _open_executor(executor)  # before the log, so a bad spelling leaves no trace
@@ -434,8 +533,17 @@ def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
     except BaseException:
         _close_executor(chosen, executor)
         raise
-    run = _Run(llm, corpus, registry, memory, validation or ValidationConfig(), max_repairs,
-               write_hints, run_log, chosen)
+    run = _Run(
+        llm,
+        corpus,
+        registry,
+        memory,
+        validation or ValidationConfig(),
+        max_repairs,
+        write_hints,
+        run_log,
+        chosen,
+    )
     slots = [plan_slot(i, seed, corpus, skills, kinds, difficulties) for i in range(n)]
     bar = _Progress(n, progress)
     started = time.perf_counter()
@@ -453,12 +561,22 @@ def generate(n: int, llm: ChatLLM, corpus: Corpus | str | Path | None = None, *,
         bar.close()
         run_log.close()
         _close_executor(chosen, executor)
-    candidates = [results.get(s.index) or Candidate(
-        s.index, s.skill, s.kind, s.difficulty, s.document.id, corpus.name,
-        reason="the run was interrupted; run again with the same settings to resume")
-        for s in slots]
-    return GenerationReport(candidates, llm.name, str(log_path),
-                            time.perf_counter() - started, interrupted)
+    candidates = [
+        results.get(s.index)
+        or Candidate(
+            s.index,
+            s.skill,
+            s.kind,
+            s.difficulty,
+            s.document.id,
+            corpus.name,
+            reason="the run was interrupted; run again with the same settings to resume",
+        )
+        for s in slots
+    ]
+    return GenerationReport(
+        candidates, llm.name, str(log_path), time.perf_counter() - started, interrupted
+    )
 
 
 def _run_all(run: _Run, slots: list[Slot], concurrency: int):
@@ -501,8 +619,14 @@ def _run_all(run: _Run, slots: list[Slot], concurrency: int):
         yield item
 
 
-def _check_settings(n: int, skills: tuple[str, ...], kinds: tuple[str, ...],
-                    difficulties: tuple[int, ...], max_repairs: int, concurrency: int) -> None:
+def _check_settings(
+    n: int,
+    skills: tuple[str, ...],
+    kinds: tuple[str, ...],
+    difficulties: tuple[int, ...],
+    max_repairs: int,
+    concurrency: int,
+) -> None:
     if n < 0:
         raise ConfigError(f"n={n}: ask for zero or more candidates.")
     if not skills or not all(isinstance(s, str) and s.strip() for s in skills):
@@ -513,8 +637,10 @@ def _check_settings(n: int, skills: tuple[str, ...], kinds: tuple[str, ...],
     if not difficulties or any(d not in DIFFICULTY_LEVELS for d in difficulties):
         raise ConfigError(f"difficulty={difficulties!r}: designer difficulties are 1..5.")
     if max_repairs < 0 or concurrency < 1:
-        raise ConfigError(f"max_repairs={max_repairs}, concurrency={concurrency}: need "
-                          "max_repairs >= 0 and concurrency >= 1.")
+        raise ConfigError(
+            f"max_repairs={max_repairs}, concurrency={concurrency}: need "
+            "max_repairs >= 0 and concurrency >= 1."
+        )
 
 
 def _open_executor(executor: Any) -> Any:

@@ -24,7 +24,8 @@ __all__ = ["HintResult", "clean_hint", "hint_problem", "instance_solutions", "wr
 _THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.DOTALL | re.IGNORECASE)
 _PREFIX = re.compile(
     r"^\s*(?:\*\*)?(?:hint|here is (?:a|the) hint)(?:\s*\*\*)?\s*[:\-](?:\s*\*\*)?\s*",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"[.!?](\s|$)")
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _CODE_WORDS = re.compile(r"\bself\.|\bsolution\(\)|\breset\(|\bseed\b|```")
@@ -77,14 +78,14 @@ def hint_problem(hint: str, solutions: list[list[str]]) -> str | None:
             return f"the hint contains {leak}"
         answers = [a.strip().lower() for reply in solution for a in _ANSWER.findall(reply)]
         final = answers[-1] if answers else ""
-        if len(final) >= 3 and re.search(r"(?<!\w)" + re.escape(final) + r"(?!\w)",
-                                         hint.lower()):
+        if len(final) >= 3 and re.search(r"(?<!\w)" + re.escape(final) + r"(?!\w)", hint.lower()):
             return f"the hint contains the final answer {final[:60]!r}"
     return None
 
 
-def instance_solutions(program: str, seeds: int = 3,
-                       sandbox: SandboxConfig | None = None) -> list[list[str]]:
+def instance_solutions(
+    program: str, seeds: int = 3, sandbox: SandboxConfig | None = None
+) -> list[list[str]]:
     """``solution()`` of seeds ``0..seeds-1``, computed in a sandbox worker.
 
     Two-player programs, and programs whose ``solution()`` fails, give an empty list.
@@ -109,8 +110,14 @@ def instance_solutions(program: str, seeds: int = 3,
         worker.close()
 
 
-def write_hint(llm: ChatLLM, program: str, solutions: list[list[str]], *, attempts: int = 2,
-               on_reply: Callable[[str], None] | None = None) -> HintResult:
+def write_hint(
+    llm: ChatLLM,
+    program: str,
+    solutions: list[list[str]],
+    *,
+    attempts: int = 2,
+    on_reply: Callable[[str], None] | None = None,
+) -> HintResult:
     """Ask ``llm`` for a hint to ``program`` and keep the first one that passes the checks.
 
     Args:
@@ -136,5 +143,3 @@ def write_hint(llm: ChatLLM, program: str, solutions: list[list[str]], *, attemp
         if not problem:
             return HintResult(hint, tuple(replies))
     return HintResult(None, tuple(replies), problem)
-
-

@@ -56,17 +56,17 @@ KIND_NOTES: dict[str, str] = {
     "puzzle": "A one-player game or puzzle. The player answers every turn inside \\boxed{...}; "
     "extract it with extract_boxed(action) from spadegym.program.",
     "tool": "A one-player tool-use task. Subclass ToolEnv (from spadegym.program), declare "
-    "`tools` as a list of function specs ({\"name\", \"description\", \"parameters\"} in JSON "
+    '`tools` as a list of function specs ({"name", "description", "parameters"} in JSON '
     "schema form), write one method tool_<name>(self, **arguments) per tool, plus reset, "
     "solution and check(self, answer) -> float. Do not write step: the base class runs each "
-    "<tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call> block of a reply through your "
+    '<tool_call>{"name": ..., "arguments": {...}}</tool_call> block of a reply through your '
     "tool methods and sends an <answer>...</answer> block to check, which ends the episode. A "
     "tool reports a mistake by raising an exception with a clear message; the player sees it. "
     "check judges the answer and the state the tool calls left. The first observation lists "
     "the tools (self.describe_tools() gives them as JSON lines) and how to call them.",
     "two_player": "A two-player zero-sum game for self-play. Set num_players = 2. After reset "
-    "and after every step, info[\"player\"] is the player to act (0 or 1). When the game ends, "
-    "info[\"outcome\"] = [r0, r1] with r0 + r1 == 0. The reward of a step is that of the "
+    'and after every step, info["player"] is the player to act (0 or 1). When the game ends, '
+    'info["outcome"] = [r0, r1] with r0 + r1 == 0. The reward of a step is that of the '
     "player who moved. An illegal or unreadable move ends the game at once as a loss for the "
     "player who made it. No solution() is needed; the game must be one where better play "
     "wins more often.",
@@ -182,7 +182,7 @@ def contract_rules() -> str:
         "the episode is cut off after that many steps. `skill` is a str class attribute.",
         "`__init__`, if you write one, works with no arguments.",
         "`reset(self, seed=None, options=None)` returns `(observation, info)`; `options` may be "
-        "`{\"difficulty\": 1..5}`. Build the whole instance from `random.Random(seed)` there.",
+        '`{"difficulty": 1..5}`. Build the whole instance from `random.Random(seed)` there.',
         "`step(self, action)` gets the player's whole reply as a str and returns `(observation, "
         "reward, terminated, truncated, info)`.",
         f"`observation` is a str of at most {contract.MAX_OBSERVATION_CHARS} characters, never "
@@ -210,14 +210,21 @@ def contract_rules() -> str:
         "names or attributes beginning with an underscore (`__init__` aside).",
         "Build strings with f-strings or `+`; `str.format` and `format_map` are refused. A "
         "literal brace inside an f-string is doubled ({{ or }}); or write "
-        "\"\\\\boxed{\" + x + \"}\".",
+        '"\\\\boxed{" + x + "}".',
     ]
     return "\n".join(f"{k}. {rule}" for k, rule in enumerate(rules, start=1))
 
 
-def design_messages(skill: str, difficulty: int, document: str, *, kind: str = "puzzle",
-                    examples: Sequence[Example] = (), negative: Example | None = None,
-                    nearby: Sequence[Example] = ()) -> list[Message]:
+def design_messages(
+    skill: str,
+    difficulty: int,
+    document: str,
+    *,
+    kind: str = "puzzle",
+    examples: Sequence[Example] = (),
+    negative: Example | None = None,
+    nearby: Sequence[Example] = (),
+) -> list[Message]:
     """The first designer turn: write a new environment.
 
     Args:
@@ -245,11 +252,11 @@ def design_messages(skill: str, difficulty: int, document: str, *, kind: str = "
         + (f" ({ideas})." if ideas else ".")
         + f"\nKind: {KIND_NOTES[kind]}"
         + f"\nDifficulty {difficulty} of 5: {DIFFICULTY_LEVELS[difficulty]}. The program itself "
-        "should also read options[\"difficulty\"] (1..5) in reset and scale the instance.",
+        'should also read options["difficulty"] (1..5) in reset and scale the instance.',
         "Ground the game in the document below: take a mechanism, a procedure, a set of facts "
         "or a kind of problem from it and turn it into play. The player never sees the "
         "document, so the observations must explain everything themselves; never write "
-        "\"according to the passage\" or the like.\n"
+        '"according to the passage" or the like.\n'
         f"<REFERENCE_DOCUMENT>\n{document.strip()}\n</REFERENCE_DOCUMENT>",
         _GOOD_GAME,
         "The contract every program must follow (programs are checked against it "
@@ -258,22 +265,31 @@ def design_messages(skill: str, difficulty: int, document: str, *, kind: str = "
     ]
     if examples:
         shown = "\n\n".join(_example_text(e) for e in examples)
-        parts.append("Environments that trained well (the hint helps, the win rate is "
-                     f"moderate). Learn from their quality; do not copy them.\n\n{shown}")
+        parts.append(
+            "Environments that trained well (the hint helps, the win rate is "
+            f"moderate). Learn from their quality; do not copy them.\n\n{shown}"
+        )
     if negative is not None:
-        parts.append("An environment that did not train well, "
-                     f"because it was {negative.why or 'badly balanced'}. Avoid its "
-                     f"mistake.\n\n{_example_text(negative)}")
+        parts.append(
+            "An environment that did not train well, "
+            f"because it was {negative.why or 'badly balanced'}. Avoid its "
+            f"mistake.\n\n{_example_text(negative)}"
+        )
     if nearby:
         titles = "\n".join(f"- {e.title} ({e.env_id})" for e in nearby)
-        parts.append("These environments already exist near this document. Make something "
-                     f"clearly different (another mechanic, not a reskin):\n{titles}")
+        parts.append(
+            "These environments already exist near this document. Make something "
+            f"clearly different (another mechanic, not a reskin):\n{titles}"
+        )
     parts.append(
         "Before you answer, trace two different action sequences by hand from reset(seed=0) "
         "(the solution, and a plausible mistake) and check that the first wins and the second "
-        "does not. Then give the complete program in one ```python block, and nothing after it.")
-    return [{"role": "system", "content": _DESIGN_SYSTEM},
-            {"role": "user", "content": "\n\n".join(parts)}]
+        "does not. Then give the complete program in one ```python block, and nothing after it."
+    )
+    return [
+        {"role": "system", "content": _DESIGN_SYSTEM},
+        {"role": "user", "content": "\n\n".join(parts)},
+    ]
 
 
 def _example_text(example: Example) -> str:
@@ -309,8 +325,11 @@ def repair_messages(design: Sequence[Message], reply: str, feedback: str) -> lis
         feedback: the failing checks' messages (``ValidationReport.feedback()``).
     """
     shown = _THINK.sub("", reply).strip() or reply
-    return [*design, {"role": "assistant", "content": shown},
-            {"role": "user", "content": _REPAIR.format(feedback=feedback.strip())}]
+    return [
+        *design,
+        {"role": "assistant", "content": shown},
+        {"role": "user", "content": _REPAIR.format(feedback=feedback.strip())},
+    ]
 
 
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
@@ -335,6 +354,12 @@ every instance of the game. Reply with the hint alone, no preamble."""
 
 def hint_messages(program: str) -> list[Message]:
     """The hint-writer's request for ``program`` (a program without ``hint()``)."""
-    return [{"role": "system", "content": _HINT_SYSTEM},
-            {"role": "user", "content": _HINT.format(program=program.rstrip(), words=100,
-                                                     chars=contract.MAX_HINT_CHARS)}]
+    return [
+        {"role": "system", "content": _HINT_SYSTEM},
+        {
+            "role": "user",
+            "content": _HINT.format(
+                program=program.rstrip(), words=100, chars=contract.MAX_HINT_CHARS
+            ),
+        },
+    ]

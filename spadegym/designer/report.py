@@ -108,24 +108,42 @@ class Candidate:
     def to_dict(self, *, full: bool = False) -> dict[str, Any]:
         """A JSON-ready summary; ``full`` adds prompts, replies and programs."""
         data: dict[str, Any] = {
-            "index": self.index, "status": self.status, "env_id": self.env_id,
-            "reason": self.reason, "skill": self.skill, "kind": self.kind,
-            "difficulty": self.difficulty, "document_id": self.document_id,
-            "corpus": self.corpus, "repairs": self.repairs, "novelty": self.novelty,
-            "hint_source": self.hint_source, "seconds": round(self.seconds, 3),
+            "index": self.index,
+            "status": self.status,
+            "env_id": self.env_id,
+            "reason": self.reason,
+            "skill": self.skill,
+            "kind": self.kind,
+            "difficulty": self.difficulty,
+            "document_id": self.document_id,
+            "corpus": self.corpus,
+            "repairs": self.repairs,
+            "novelty": self.novelty,
+            "hint_source": self.hint_source,
+            "seconds": round(self.seconds, 3),
             "resumed": self.resumed,
-            "turns": [{"log_id": t.log_id, "purpose": t.purpose,
-                       "ok": t.report.ok if t.report else None,
-                       "failed": [c.name for c in t.report.failures] if t.report else [],
-                       "llm_seconds": round(t.llm_seconds, 3),
-                       "validate_seconds": round(t.validate_seconds, 3),
-                       "from_log": t.from_log} for t in self.turns],
+            "turns": [
+                {
+                    "log_id": t.log_id,
+                    "purpose": t.purpose,
+                    "ok": t.report.ok if t.report else None,
+                    "failed": [c.name for c in t.report.failures] if t.report else [],
+                    "llm_seconds": round(t.llm_seconds, 3),
+                    "validate_seconds": round(t.validate_seconds, 3),
+                    "from_log": t.from_log,
+                }
+                for t in self.turns
+            ],
         }
         if full:
             data["hint"] = self.hint
             for summary, turn in zip(data["turns"], self.turns, strict=True):
-                summary.update(messages=turn.messages, reply=turn.reply, program=turn.program,
-                               report=turn.report.to_dict() if turn.report else None)
+                summary.update(
+                    messages=turn.messages,
+                    reply=turn.reply,
+                    program=turn.program,
+                    report=turn.report.to_dict() if turn.report else None,
+                )
         return data
 
 
@@ -177,10 +195,15 @@ class GenerationReport:
 
     def to_dict(self, *, full: bool = False) -> dict[str, Any]:
         """A JSON-ready summary of the run; ``full`` adds every prompt and reply."""
-        return {"model": self.model, "log_path": self.log_path, "counts": self.counts,
-                "timings": self.timings, "interrupted": self.interrupted,
-                "env_ids": self.env_ids,
-                "candidates": [c.to_dict(full=full) for c in self.candidates]}
+        return {
+            "model": self.model,
+            "log_path": self.log_path,
+            "counts": self.counts,
+            "timings": self.timings,
+            "interrupted": self.interrupted,
+            "env_ids": self.env_ids,
+            "candidates": [c.to_dict(full=full) for c in self.candidates],
+        }
 
     def table(self, width: int = 100) -> str:
         """A readable closing table: what was registered, and why the others were not."""

@@ -67,7 +67,8 @@ class RunLog:
                 raise ConfigError(
                     f"the log {self.path} (line {number}) was written by a generate run with "
                     "other settings (seed, skills, kinds, difficulty, corpus or model); resuming "
-                    "it would mix two runs. Use the same settings, or another log file.")
+                    "it would mix two runs. Use the same settings, or another log file."
+                )
             index = record.get("candidate")
             if not isinstance(index, int):
                 continue

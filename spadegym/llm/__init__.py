@@ -60,14 +60,16 @@ def llm_from_spec(spec: str, **settings: Any) -> ChatLLM:
     """
     scheme, _, rest = spec.partition(":")
     if not rest:
-        raise ConfigError(f"LLM spec {spec!r} has no value after the scheme; write "
-                          "openai:<model>[@<base_url>], hf:<path> or replay:<file>.")
+        raise ConfigError(
+            f"LLM spec {spec!r} has no value after the scheme; write "
+            "openai:<model>[@<base_url>], hf:<path> or replay:<file>."
+        )
     if scheme == "openai":
         model, base_url = rest, None
         at = rest.rfind("@")
         # Only a URL after the last "@" is a base URL; model names may hold "@" themselves.
-        if at > 0 and rest[at + 1:].startswith(("http://", "https://")):
-            model, base_url = rest[:at], rest[at + 1:]
+        if at > 0 and rest[at + 1 :].startswith(("http://", "https://")):
+            model, base_url = rest[:at], rest[at + 1 :]
         from spadegym.llm.openai_chat import OpenAIChat
 
         return OpenAIChat(model, base_url=base_url, **settings)
@@ -77,5 +79,4 @@ def llm_from_spec(spec: str, **settings: Any) -> ChatLLM:
         return TransformersChat(rest, **settings)
     if scheme == "replay":
         return ReplayChat(rest, **settings)
-    raise ConfigError(f"LLM spec {spec!r}: unknown scheme {scheme!r}; use openai:, hf: or "
-                      "replay:.")
+    raise ConfigError(f"LLM spec {spec!r}: unknown scheme {scheme!r}; use openai:, hf: or replay:.")

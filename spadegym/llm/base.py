@@ -81,10 +81,15 @@ def check_messages(messages: Sequence[Message], n: int) -> list[Message]:
         raise LLMError(f"n={n}: ask for at least one completion.")
     out = []
     for k, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in _ROLES \
-                or not isinstance(message.get("content"), str):
-            raise LLMError(f"messages[{k}] is {message!r:.80}; each message must be a dict with "
-                           "a role (system, user or assistant) and a str content.")
+        if (
+            not isinstance(message, dict)
+            or message.get("role") not in _ROLES
+            or not isinstance(message.get("content"), str)
+        ):
+            raise LLMError(
+                f"messages[{k}] is {message!r:.80}; each message must be a dict with "
+                "a role (system, user or assistant) and a str content."
+            )
         out.append({"role": message["role"], "content": message["content"]})
     if not out:
         raise LLMError("messages is empty; send at least one user message.")

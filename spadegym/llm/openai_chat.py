@@ -67,15 +67,19 @@ class OpenAIConfig:
 
     def __post_init__(self) -> None:
         if not self.model:
-            raise ConfigError("model is empty; name the model the server serves "
-                              "(openai:<model>[@<base_url>]).")
+            raise ConfigError(
+                "model is empty; name the model the server serves (openai:<model>[@<base_url>])."
+            )
         if self.concurrency < 1 or self.max_retries < 0 or self.timeout <= 0:
-            raise ConfigError(f"concurrency={self.concurrency}, max_retries={self.max_retries}, "
-                              f"timeout={self.timeout}: need concurrency >= 1, max_retries >= 0 "
-                              "and timeout > 0.")
+            raise ConfigError(
+                f"concurrency={self.concurrency}, max_retries={self.max_retries}, "
+                f"timeout={self.timeout}: need concurrency >= 1, max_retries >= 0 "
+                "and timeout > 0."
+            )
         if self.backoff < 0 or self.max_backoff < 0:
-            raise ConfigError(f"backoff={self.backoff}, max_backoff={self.max_backoff}: waits "
-                              "cannot be negative.")
+            raise ConfigError(
+                f"backoff={self.backoff}, max_backoff={self.max_backoff}: waits cannot be negative."
+            )
 
 
 class OpenAIChat:
@@ -94,15 +98,18 @@ class OpenAIChat:
         try:
             import openai
         except ModuleNotFoundError as exc:
-            raise ConfigError("OpenAIChat needs the openai package: pip install "
-                              "'spadegym[llm]' (or pip install openai).") from exc
+            raise ConfigError(
+                "OpenAIChat needs the openai package: pip install "
+                "'spadegym[llm]' (or pip install openai)."
+            ) from exc
         self._openai = openai
         self.config = model if isinstance(model, OpenAIConfig) else OpenAIConfig(model, **settings)
         cfg = self.config
         self.name = f"openai:{cfg.model}" + (f"@{cfg.base_url}" if cfg.base_url else "")
         self._api_key = cfg.api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-        self._client = openai.OpenAI(api_key=self._api_key, base_url=cfg.base_url,
-                                     timeout=cfg.timeout, max_retries=0)
+        self._client = openai.OpenAI(
+            api_key=self._api_key, base_url=cfg.base_url, timeout=cfg.timeout, max_retries=0
+        )
         self._slots = threading.BoundedSemaphore(cfg.concurrency)
         self._async_client: Any = None
         self._async_slots: dict[int, asyncio.Semaphore] = {}
@@ -176,15 +183,19 @@ class OpenAIChat:
         if self._async_client is None:
             cfg = self.config
             self._async_client = self._openai.AsyncOpenAI(
-                api_key=self._api_key, base_url=cfg.base_url, timeout=cfg.timeout, max_retries=0)
+                api_key=self._api_key, base_url=cfg.base_url, timeout=cfg.timeout, max_retries=0
+            )
         return self._async_client
 
     # -- shared -----------------------------------------------------------------------------
 
     def _request(self, messages: list[Message], n: int) -> dict[str, Any]:
         cfg = self.config
-        request: dict[str, Any] = {"model": cfg.model, "messages": messages,
-                                   "temperature": cfg.temperature}
+        request: dict[str, Any] = {
+            "model": cfg.model,
+            "messages": messages,
+            "temperature": cfg.temperature,
+        }
         if n > 1:  # some servers refuse the field altogether; send it only when it matters
             request["n"] = n
         if cfg.top_p is not None:
@@ -198,16 +209,21 @@ class OpenAIChat:
     def _texts(self, response: Any) -> list[str]:
         choices = sorted(response.choices or [], key=lambda c: c.index or 0)
         if not choices:
-            raise LLMError(f"{self.name} answered with no choices; check that the model "
-                           "serves chat completions.")
+            raise LLMError(
+                f"{self.name} answered with no choices; check that the model "
+                "serves chat completions."
+            )
         return [(choice.message.content or "") for choice in choices]
 
     def _retry_wait(self, exc: Exception, attempt: int) -> float | None:
         """Seconds to wait before retrying ``exc``, or ``None`` when it must not be retried."""
         openai = self._openai
         status = getattr(exc, "status_code", None)
-        retryable = isinstance(exc, openai.APIConnectionError) or status == 429 or (
-            isinstance(status, int) and status >= 500)
+        retryable = (
+            isinstance(exc, openai.APIConnectionError)
+            or status == 429
+            or (isinstance(status, int) and status >= 500)
+        )
         if not retryable or attempt >= self.config.max_retries:
             return None
         wait = self.config.backoff * 2**attempt * (0.75 + 0.5 * self._rng.random())

@@ -108,7 +108,8 @@ class ReplayChat(SyncChat):
                     raise LLMError(
                         f"{self.name}: no recorded {purpose} reply is left for this request "
                         f"({self.served} served from {len(self._entries)} lines). Record more "
-                        "replies, or pass cycle=True to reuse the design replies.")
+                        "replies, or pass cycle=True to reuse the design replies."
+                    )
                 entry.used = True
                 replies += entry.replies
             self.served += len(replies)
@@ -127,8 +128,11 @@ class ReplayChat(SyncChat):
             if entry.match is None:
                 return entry
         if self.cycle and purpose == "design":
-            again = [e for e in self._entries if e.key is None and e.purpose == "design"
-                     and e.match is None]
+            again = [
+                e
+                for e in self._entries
+                if e.key is None and e.purpose == "design" and e.match is None
+            ]
             if again:
                 for entry in again:
                     entry.used = False
@@ -140,11 +144,15 @@ def _read_entries(path: Path) -> list[_Entry]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise ConfigError(f"cannot read the replay file {path}: {exc}. Record one with "
-                          "RecordingChat, or write one (see spadegym.llm.replay).") from exc
-    entries = [_entry(record, path, number)
-               for number, record in jsonl.objects(lines, path, "a replay file")
-               if "error" not in record]
+        raise ConfigError(
+            f"cannot read the replay file {path}: {exc}. Record one with "
+            "RecordingChat, or write one (see spadegym.llm.replay)."
+        ) from exc
+    entries = [
+        _entry(record, path, number)
+        for number, record in jsonl.objects(lines, path, "a replay file")
+        if "error" not in record
+    ]
     if not entries:
         raise ConfigError(f"the replay file {path} holds no replies.")
     return entries
@@ -154,18 +162,24 @@ def _entry(record: dict[str, Any], path: Path, number: int) -> _Entry:
     where = f"{path}:{number}"
     if "messages" in record:
         replies = record.get("replies")
-        if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies) \
-                or not replies:
-            raise ConfigError(f"{where}: a recorded exchange needs a non-empty \"replies\" list "
-                              "of strings.")
+        if (
+            not isinstance(replies, list)
+            or not all(isinstance(r, str) for r in replies)
+            or not replies
+        ):
+            raise ConfigError(
+                f'{where}: a recorded exchange needs a non-empty "replies" list of strings.'
+            )
         messages = check_messages(record["messages"], 1)
         return _Entry(number, request_purpose(messages), None, replies, messages_key(messages))
     reply = record.get("reply")
     purpose = record.get("purpose", "design")
     match = record.get("match")
     if not isinstance(reply, str):
-        raise ConfigError(f"{where}: a hand-written line needs a \"reply\" string (or "
-                          "\"messages\" and \"replies\" for a recorded exchange).")
+        raise ConfigError(
+            f'{where}: a hand-written line needs a "reply" string (or '
+            '"messages" and "replies" for a recorded exchange).'
+        )
     if purpose not in PURPOSES:
         raise ConfigError(f"{where}: purpose {purpose!r} is not one of {', '.join(PURPOSES)}.")
     if match is not None and (not isinstance(match, str) or not match):
@@ -213,11 +227,19 @@ class RecordingChat:
         self._write(messages, replies, started, None)
         return replies
 
-    def _write(self, messages: Sequence[Message], replies: list[str] | None, started: float,
-               error: Exception | None) -> None:
-        record: dict[str, Any] = {"model": self.name, "time": time.time(),
-                                  "seconds": round(time.perf_counter() - started, 3),
-                                  "messages": [dict(m) for m in messages]}
+    def _write(
+        self,
+        messages: Sequence[Message],
+        replies: list[str] | None,
+        started: float,
+        error: Exception | None,
+    ) -> None:
+        record: dict[str, Any] = {
+            "model": self.name,
+            "time": time.time(),
+            "seconds": round(time.perf_counter() - started, 3),
+            "messages": [dict(m) for m in messages],
+        }
         if error is None:
             record["replies"] = replies
         else:

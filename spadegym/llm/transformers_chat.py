@@ -35,18 +35,30 @@ class TransformersChat(SyncChat):
         name: recorded in provenance; defaults to ``hf:<path>``.
     """
 
-    def __init__(self, model: Any, tokenizer: Any = None, *, max_new_tokens: int = 2048,
-                 temperature: float = 0.6, top_p: float = 0.95, device: str | None = None,
-                 seed: int | None = None, name: str | None = None):
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any = None,
+        *,
+        max_new_tokens: int = 2048,
+        temperature: float = 0.6,
+        top_p: float = 0.95,
+        device: str | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ):
         try:
             import torch
             import transformers
         except ModuleNotFoundError as exc:
-            raise ConfigError("TransformersChat needs torch and transformers: pip install "
-                              "'spadegym[train]'.") from exc
+            raise ConfigError(
+                "TransformersChat needs torch and transformers: pip install 'spadegym[train]'."
+            ) from exc
         if max_new_tokens < 1 or temperature < 0:
-            raise ConfigError(f"max_new_tokens={max_new_tokens}, temperature={temperature}: "
-                              "need max_new_tokens >= 1 and temperature >= 0.")
+            raise ConfigError(
+                f"max_new_tokens={max_new_tokens}, temperature={temperature}: "
+                "need max_new_tokens >= 1 and temperature >= 0."
+            )
         self._torch = torch
         if isinstance(model, str):
             path = model
@@ -56,13 +68,16 @@ class TransformersChat(SyncChat):
                 tokenizer = tokenizer or transformers.AutoTokenizer.from_pretrained(path)
                 model = transformers.AutoModelForCausalLM.from_pretrained(path)
             except OSError as exc:
-                raise ConfigError(f"cannot load a model from {path!r}: {exc}. Give a folder "
-                                  "holding config.json, the weights and the tokenizer.") from exc
+                raise ConfigError(
+                    f"cannot load a model from {path!r}: {exc}. Give a folder "
+                    "holding config.json, the weights and the tokenizer."
+                ) from exc
         else:
             path = getattr(getattr(model, "config", None), "name_or_path", "") or "model"
         if tokenizer is None:
-            raise ConfigError("a loaded model needs its tokenizer: TransformersChat(model, "
-                              "tokenizer).")
+            raise ConfigError(
+                "a loaded model needs its tokenizer: TransformersChat(model, tokenizer)."
+            )
         if device is not None:
             model = model.to(device)
         model.eval()
@@ -93,21 +108,25 @@ class TransformersChat(SyncChat):
                 torch.manual_seed(self.seed)
             try:
                 output = self.model.generate(
-                    input_ids, attention_mask=torch.ones_like(input_ids),
+                    input_ids,
+                    attention_mask=torch.ones_like(input_ids),
                     max_new_tokens=self.max_new_tokens,
                     num_return_sequences=n if self.temperature > 0 else 1,
-                    pad_token_id=pad, **sampling)
+                    pad_token_id=pad,
+                    **sampling,
+                )
             except (RuntimeError, ValueError) as exc:
                 raise LLMError(f"{self.name}: generate() failed: {exc}") from exc
-        new = output[:, input_ids.shape[1]:]
+        new = output[:, input_ids.shape[1] :]
         texts = [self.tokenizer.decode(row, skip_special_tokens=True) for row in new]
         # Greedy decoding gives one answer; the n completions asked for are all that one.
         return texts if len(texts) == n else texts * n
 
     def _encode(self, messages: list[Message]) -> list[int]:
         if getattr(self.tokenizer, "chat_template", None):
-            ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True,
-                                                     tokenize=True)
+            ids = self.tokenizer.apply_chat_template(
+                messages, add_generation_prompt=True, tokenize=True
+            )
             if isinstance(ids, dict) or hasattr(ids, "keys"):  # BatchEncoding in newer versions
                 ids = ids["input_ids"]
             return list(ids)

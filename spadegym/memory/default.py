@@ -22,8 +22,9 @@ def default_memory_path() -> Path:
     return spadegym_home() / "memory"
 
 
-def open_memory(path: str | os.PathLike | None = None, embedder: Embedder | None = None, *,
-                seed: bool = True) -> EnvironmentMemory:
+def open_memory(
+    path: str | os.PathLike | None = None, embedder: Embedder | None = None, *, seed: bool = True
+) -> EnvironmentMemory:
     """Open (or create) a memory; a new, empty one is first seeded with the shipped library.
 
     Args:
@@ -32,8 +33,7 @@ def open_memory(path: str | os.PathLike | None = None, embedder: Embedder | None
             keeps the one it was built with.
         seed: add the shipped library's environments to a memory that holds none.
     """
-    memory = EnvironmentMemory(Path(path) if path is not None else default_memory_path(),
-                               embedder)
+    memory = EnvironmentMemory(Path(path) if path is not None else default_memory_path(), embedder)
     if seed and not memory.ids():
         seed_library(memory)
     return memory

@@ -55,8 +55,7 @@ def load_program(source: str, filename: str = "<program>") -> LoadedProgram:
         exec(code, namespace)
     except Exception as exc:
         raise ProgramError(
-            f"{_program_line(exc, filename)}loading the program raised "
-            f"{type(exc).__name__}: {exc}",
+            f"{_program_line(exc, filename)}loading the program raised {type(exc).__name__}: {exc}",
             kind="exception",
         ) from exc
     classes: list[type] = []

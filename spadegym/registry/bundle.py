@@ -47,8 +47,10 @@ def export_bundle(registry: Registry, env_ids: Iterable[str], path: Path) -> Pat
     try:
         with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
             for env in chosen:
-                contents = {"env.py": env.source().encode("utf-8"),
-                            "manifest.json": env.manifest.to_json().encode("utf-8")}
+                contents = {
+                    "env.py": env.source().encode("utf-8"),
+                    "manifest.json": env.manifest.to_json().encode("utf-8"),
+                }
                 for name, data in contents.items():
                     info = tarfile.TarInfo(f"{env.manifest.folder}/{name}")
                     info.size, info.mode = len(data), 0o644
@@ -72,16 +74,22 @@ def read_bundle(path: Path) -> dict[str, dict[str, bytes]]:
                 if member.isdir():
                     continue
                 parts = member.name.split("/")
-                if (not member.isfile() or len(parts) != 2 or parts[1] not in _FILES
-                        or ids.parse_folder(parts[0]) is None):
+                if (
+                    not member.isfile()
+                    or len(parts) != 2
+                    or parts[1] not in _FILES
+                    or ids.parse_folder(parts[0]) is None
+                ):
                     raise RegistryError(
                         f"{path}: member {member.name!r} is not <Name>-v<N>/env.py or "
                         "<Name>-v<N>/manifest.json as a regular file; a bundle holds nothing "
-                        "else. Make bundles with `spadegym export`.")
+                        "else. Make bundles with `spadegym export`."
+                    )
                 limit = contract.MAX_PROGRAM_BYTES if parts[1] == "env.py" else MAX_MANIFEST_BYTES
                 if member.size > limit:
-                    raise RegistryError(f"{path}: {member.name} is {member.size} bytes; the "
-                                        f"limit is {limit}.")
+                    raise RegistryError(
+                        f"{path}: {member.name} is {member.size} bytes; the limit is {limit}."
+                    )
                 handle = tar.extractfile(member)
                 files.setdefault(parts[0], {})[parts[1]] = handle.read() if handle else b""
     except (tarfile.TarError, OSError, EOFError) as exc:
@@ -89,8 +97,9 @@ def read_bundle(path: Path) -> dict[str, dict[str, bytes]]:
     return files
 
 
-def import_bundle(registry: Registry, path: Path, *, config: Any = None,
-                  memory: Any = None) -> list[str]:
+def import_bundle(
+    registry: Registry, path: Path, *, config: Any = None, memory: Any = None
+) -> list[str]:
     """Check, validate and add every environment of a bundle; all or none.
 
     Returns:
@@ -117,8 +126,10 @@ def import_bundle(registry: Registry, path: Path, *, config: Any = None,
         if manifest.folder != folder:
             raise RegistryError(f"{path}: {folder}/manifest.json names {manifest.id}.")
         if sha256_of(contents["env.py"]) != manifest.sha256:
-            raise RegistryError(f"{path}: {folder}/env.py does not match the sha256 in its "
-                                "manifest; the bundle was altered after export. Export it again.")
+            raise RegistryError(
+                f"{path}: {folder}/env.py does not match the sha256 in its "
+                "manifest; the bundle was altered after export. Export it again."
+            )
         try:
             programs.append(contents["env.py"].decode("utf-8"))
         except UnicodeDecodeError:
@@ -127,11 +138,15 @@ def import_bundle(registry: Registry, path: Path, *, config: Any = None,
     reports = validate_many(programs, config)
     for manifest, report in zip(manifests, reports):
         if not report.ok:
-            raise RejectedProgramError(f"{path}: {manifest.id} failed validation, so nothing was "
-                                       f"imported:\n{report.feedback()}", report)
+            raise RejectedProgramError(
+                f"{path}: {manifest.id} failed validation, so nothing was "
+                f"imported:\n{report.feedback()}",
+                report,
+            )
     added = []
     for program, manifest, report in zip(programs, manifests, reports):
         provenance = {**manifest.provenance.model_dump(), "origin": "import"}
-        added.append(registry.add(program, report, provenance, memory=memory,
-                                  preferred_id=manifest.id))
+        added.append(
+            registry.add(program, report, provenance, memory=memory, preferred_id=manifest.id)
+        )
     return added

@@ -36,21 +36,27 @@ def read_entry(folder: Path) -> tuple[object | None, str]:
 
     name = folder.name
     if ids.parse_folder(name) is None:
-        return None, (f"the folder name {name!r} is not <Name>-v<N> (an ASCII identifier, then "
-                      "-v and a version); rename it, e.g. LockPick-v0.")
+        return None, (
+            f"the folder name {name!r} is not <Name>-v<N> (an ASCII identifier, then "
+            "-v and a version); rename it, e.g. LockPick-v0."
+        )
     if not (folder / "env.py").is_file():
         return None, "it has no env.py; put the program there or remove the folder."
     path = folder / "manifest.json"
     if not path.is_file():
-        return None, (f"it has no manifest.json (not validated yet); run "
-                      f"`{fix_command(folder.parent)}` to validate env.py and write one.")
+        return None, (
+            f"it has no manifest.json (not validated yet); run "
+            f"`{fix_command(folder.parent)}` to validate env.py and write one."
+        )
     try:
         manifest = parse_manifest(path.read_bytes())
     except (RegistryError, OSError) as exc:
         return None, f"{exc} Run `{fix_command(folder.parent)}` to rewrite it."
     if manifest.id != ids.gym_id(name):
-        return None, (f"its manifest says id {manifest.id!r} but the folder is {name!r}; run "
-                      f"`{fix_command(folder.parent)}` to rewrite the manifest.")
+        return None, (
+            f"its manifest says id {manifest.id!r} but the folder is {name!r}; run "
+            f"`{fix_command(folder.parent)}` to rewrite the manifest."
+        )
     return manifest, ""
 
 
@@ -77,7 +83,8 @@ def load_program(folder: Path) -> tuple[str, object]:
             f"{manifest.id}: {folder / 'env.py'} has sha256 {digest[:12]}..., but its manifest "
             f"records {manifest.sha256[:12]}...: the program changed after it was validated, so "
             f"it is refused. If the change is intended, run `{fix_command(folder.parent)}` to "
-            "re-validate it and rewrite the manifest; otherwise restore the original program.")
+            "re-validate it and rewrite the manifest; otherwise restore the original program."
+        )
     try:
         return data.decode("utf-8"), manifest
     except UnicodeDecodeError as exc:
@@ -102,7 +109,8 @@ class locked:
         except Timeout:
             raise RegistryError(
                 f"could not lock {self.root / LOCK_NAME} within {LOCK_TIMEOUT:g} s; another "
-                "process is writing this registry. Retry when it has finished.") from None
+                "process is writing this registry. Retry when it has finished."
+            ) from None
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -33,9 +33,12 @@ class ShadowedEnvironmentWarning(UserWarning):
 
 def warn_shadowed(env_id: str, used: str, hidden: str) -> None:
     """Warn that ``env_id`` of root ``hidden`` is hidden by the one of root ``used``."""
-    warnings.warn(f"{env_id} is in two registry roots; {used} shadows {hidden}. Remove one, or "
-                  "re-add the hidden program to get a distinct id.", ShadowedEnvironmentWarning,
-                  stacklevel=3)
+    warnings.warn(
+        f"{env_id} is in two registry roots; {used} shadows {hidden}. Remove one, or "
+        "re-add the hidden program to get a distinct id.",
+        ShadowedEnvironmentWarning,
+        stacklevel=3,
+    )
 
 
 class RejectedProgramError(RegistryError):

@@ -39,8 +39,10 @@ def base_name(class_name: str) -> str:
 def folder_name(name: str, version: int) -> str:
     """``<name>-v<version>``, the folder (and the id without namespace)."""
     if not _NAME.fullmatch(name) or version < 0:
-        raise InvalidIdError(f"name={name!r}, version={version!r}: a name is an ASCII identifier "
-                             "starting with a letter and a version is an int >= 0.")
+        raise InvalidIdError(
+            f"name={name!r}, version={version!r}: a name is an ASCII identifier "
+            "starting with a letter and a version is an int >= 0."
+        )
     return f"{name}-v{version}"
 
 
@@ -63,14 +65,16 @@ def parse_id(env_id: str) -> tuple[str, int | None]:
     """
     text = env_id.strip()
     if text.startswith(NAMESPACE + "/"):
-        text = text[len(NAMESPACE) + 1:]
+        text = text[len(NAMESPACE) + 1 :]
     parsed = parse_folder(text)
     if parsed is not None:
         return parsed
     if _NAME.fullmatch(text):
         return text, None
-    raise InvalidIdError(f"{env_id!r} is not an environment id; write spade/<Name>-v<N>, "
-                         "<Name>-v<N> or <Name> (an ASCII identifier, e.g. spade/LockPick-v0).")
+    raise InvalidIdError(
+        f"{env_id!r} is not an environment id; write spade/<Name>-v<N>, "
+        "<Name>-v<N> or <Name> (an ASCII identifier, e.g. spade/LockPick-v0)."
+    )
 
 
 def free_name(base: str, taken: Iterable[str]) -> str:

@@ -64,17 +64,33 @@ class Index:
 
     def to_json(self) -> str:
         """The index file's text."""
-        rows = [[e.folder, e.sha256, e.max_turns, e.title, e.skill, e.kind, e.num_players]
-                for e in self.entries.values()]
-        return json.dumps({"version": INDEX_VERSION, "root": os.path.realpath(self.root),
-                           "stamp": self.stamp, "entries": rows, "skipped": self.skipped},
-                          ensure_ascii=False)
+        rows = [
+            [e.folder, e.sha256, e.max_turns, e.title, e.skill, e.kind, e.num_players]
+            for e in self.entries.values()
+        ]
+        return json.dumps(
+            {
+                "version": INDEX_VERSION,
+                "root": os.path.realpath(self.root),
+                "stamp": self.stamp,
+                "entries": rows,
+                "skipped": self.skipped,
+            },
+            ensure_ascii=False,
+        )
 
 
 def entry_from_manifest(manifest: object) -> IndexEntry:
     """The index entry of a ``Manifest``."""
-    return IndexEntry(manifest.folder, manifest.sha256, manifest.max_turns, manifest.title,
-                      manifest.skill, manifest.kind, manifest.num_players)
+    return IndexEntry(
+        manifest.folder,
+        manifest.sha256,
+        manifest.max_turns,
+        manifest.title,
+        manifest.skill,
+        manifest.kind,
+        manifest.num_players,
+    )
 
 
 def root_stamp(root: Path) -> list[int]:
@@ -97,8 +113,11 @@ def _read(path: Path, root: Path, stamp: list[int]) -> Index | None:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        if (data.get("version") != INDEX_VERSION or data.get("stamp") != stamp
-                or data.get("root") != os.path.realpath(root)):
+        if (
+            data.get("version") != INDEX_VERSION
+            or data.get("stamp") != stamp
+            or data.get("root") != os.path.realpath(root)
+        ):
             return None
         entries = {row[0]: IndexEntry(*row) for row in data["entries"]}
         return Index(root, stamp, entries, dict(data["skipped"]))

@@ -27,8 +27,14 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 """``MIGRATIONS[n]`` turns a schema-``n`` manifest dict into a schema-``n + 1`` one. Schema 1 is
 the first, so there is nothing to migrate yet; a change to the schema adds an entry here."""
 
-SUMMARY_PROPERTIES = ("multi_turn", "solution_turns", "step_ms_median", "step_ms_max",
-                      "peak_memory_mb", "novelty")
+SUMMARY_PROPERTIES = (
+    "multi_turn",
+    "solution_turns",
+    "step_ms_median",
+    "step_ms_max",
+    "peak_memory_mb",
+    "novelty",
+)
 """Validation properties worth keeping in the manifest (the hint text is privileged: left out)."""
 
 
@@ -141,8 +147,10 @@ def parse_manifest(data: dict[str, Any] | str | bytes) -> Manifest:
     if not isinstance(version, int) or version < 1:
         raise RegistryError(f"schema_version={version!r} is not a schema version (an int >= 1).")
     if version > SCHEMA_VERSION:
-        raise RegistryError(f"manifest schema {version} was written by a newer spadegym (this one "
-                            f"reads up to {SCHEMA_VERSION}); upgrade spadegym.")
+        raise RegistryError(
+            f"manifest schema {version} was written by a newer spadegym (this one "
+            f"reads up to {SCHEMA_VERSION}); upgrade spadegym."
+        )
     while version < SCHEMA_VERSION:
         data = MIGRATIONS[version](dict(data))
         version += 1
@@ -150,24 +158,34 @@ def parse_manifest(data: dict[str, Any] | str | bytes) -> Manifest:
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'manifest'}: {e['msg']}"
-                             for e in exc.errors()[:5])
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'manifest'}: {e['msg']}"
+            for e in exc.errors()[:5]
+        )
         raise RegistryError(f"manifest.json is not a valid manifest ({problems}).") from None
 
 
 def summarize_report(report: Any) -> ValidationSummary:
     """The manifest's summary of a ``ValidationReport``."""
     return ValidationSummary(
-        ok=bool(report.ok), passed=[c.name for c in report.checks if c.passed],
-        failed=[c.name for c in report.checks if not c.passed], seconds=float(report.seconds),
+        ok=bool(report.ok),
+        passed=[c.name for c in report.checks if c.passed],
+        failed=[c.name for c in report.checks if not c.passed],
+        seconds=float(report.seconds),
         validated_at=now(),
-        properties={k: report.properties[k] for k in SUMMARY_PROPERTIES
-                    if k in report.properties})
+        properties={k: report.properties[k] for k in SUMMARY_PROPERTIES if k in report.properties},
+    )
 
 
-def build_manifest(env_id: str, program: str, report: Any, *,
-                   provenance: Provenance | dict | None = None, created: str | None = None,
-                   stats: PlayStatistics | dict | None = None) -> Manifest:
+def build_manifest(
+    env_id: str,
+    program: str,
+    report: Any,
+    *,
+    provenance: Provenance | dict | None = None,
+    created: str | None = None,
+    stats: PlayStatistics | dict | None = None,
+) -> Manifest:
     """A manifest for ``program`` from its passing validation report.
 
     Args:
@@ -180,15 +198,24 @@ def build_manifest(env_id: str, program: str, report: Any, *,
     """
     props = report.properties
     return Manifest(
-        id=env_id, title=props.get("title") or report.class_name or env_id,
-        description=props.get("description") or "", skill=props.get("skill"),
-        kind=props.get("kind") or "puzzle", num_players=props.get("num_players") or 1,
-        max_turns=props["max_turns"], class_name=report.class_name or "",
-        sha256=sha256_of(program), created=created or now(),
+        id=env_id,
+        title=props.get("title") or report.class_name or env_id,
+        description=props.get("description") or "",
+        skill=props.get("skill"),
+        kind=props.get("kind") or "puzzle",
+        num_players=props.get("num_players") or 1,
+        max_turns=props["max_turns"],
+        class_name=report.class_name or "",
+        sha256=sha256_of(program),
+        created=created or now(),
         first_observation=props.get("first_observation") or "",
-        provenance=Provenance.model_validate(provenance or {}) if not isinstance(
-            provenance, Provenance) else provenance,
+        provenance=Provenance.model_validate(provenance or {})
+        if not isinstance(provenance, Provenance)
+        else provenance,
         validation=summarize_report(report),
-        stats=PlayStatistics.model_validate(stats or {}) if not isinstance(
-            stats, PlayStatistics) else stats,
-        spadegym_version=_package_version(), contract_version=contract.CONTRACT_VERSION)
+        stats=PlayStatistics.model_validate(stats or {})
+        if not isinstance(stats, PlayStatistics)
+        else stats,
+        spadegym_version=_package_version(),
+        contract_version=contract.CONTRACT_VERSION,
+    )

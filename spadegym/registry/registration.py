@@ -42,10 +42,12 @@ def spec_for(root: Path, entry: IndexEntry, env_id: str | None = None) -> Any:
     """The ``EnvSpec`` of one entry: ``max_episode_steps`` is the program's ``max_turns``."""
     from gymnasium.envs.registration import EnvSpec
 
-    return EnvSpec(id=env_id or entry.id, entry_point=ENTRY_POINT,
-                   max_episode_steps=entry.max_turns,
-                   kwargs={"folder": os.path.join(str(root), entry.folder),
-                           "sha256": entry.sha256})
+    return EnvSpec(
+        id=env_id or entry.id,
+        entry_point=ENTRY_POINT,
+        max_episode_steps=entry.max_turns,
+        kwargs={"folder": os.path.join(str(root), entry.folder), "sha256": entry.sha256},
+    )
 
 
 def _owned_folder(spec: Any) -> str | None:
@@ -100,8 +102,11 @@ def register_entry(root: Path, entry: IndexEntry) -> bool:
     registry = _gym_registry()
     folder = os.path.join(str(root), entry.folder)
     existing = _owned_folder(registry.get(entry.id))
-    if existing is not None and os.path.realpath(existing) != os.path.realpath(folder) \
-            and os.path.isdir(existing):
+    if (
+        existing is not None
+        and os.path.realpath(existing) != os.path.realpath(folder)
+        and os.path.isdir(existing)
+    ):
         warn_shadowed(entry.id, str(Path(existing).parent), str(root))
         return False
     registry[entry.id] = spec_for(Path(root), entry)
@@ -142,6 +147,7 @@ def make_env(folder: str, sha256: str | None = None, **kwargs: Any) -> Any:
 
     source, manifest = load_program(Path(folder))
     if sha256 is not None and sha256 != manifest.sha256:
-        log.info("%s was re-validated since it was registered; using its current manifest",
-                 manifest.id)
+        log.info(
+            "%s was re-validated since it was registered; using its current manifest", manifest.id
+        )
     return ProgramEnv(source, **kwargs)

@@ -86,8 +86,10 @@ def _class_name(program: str) -> str:
     except (SyntaxError, ValueError) as exc:
         raise RegistryError(f"the program cannot be parsed ({exc}); validate it first.") from None
     if len(classes) != 1:
-        raise RegistryError(f"the program defines {len(classes)} classes ending in Env; the "
-                            "contract asks for exactly one. Validate it first.")
+        raise RegistryError(
+            f"the program defines {len(classes)} classes ending in Env; the "
+            "contract asks for exactly one. Validate it first."
+        )
     return classes[0].name
 
 
@@ -105,24 +107,34 @@ def check_program(source: str, report: Any = None, config: Any = None) -> tuple[
         if not report.ok:
             raise RejectedProgramError(
                 f"{report.class_name or 'the program'} failed validation and was not added:\n"
-                f"{report.feedback()}", report)
+                f"{report.feedback()}",
+                report,
+            )
         return report.program, report
     if not report.ok:
-        raise RegistryError("report= is a failing ValidationReport; only a passing report lets "
-                            "add() skip validation. Pass report=None to validate again.")
+        raise RegistryError(
+            "report= is a failing ValidationReport; only a passing report lets "
+            "add() skip validation. Pass report=None to validate again."
+        )
     from spadegym.extract import extract_program
 
     program = extract_program(source).code or source
     if report.program is not None and report.program != program:
-        raise RegistryError("report= was made for another program (its program text differs); "
-                            "pass the report of this program, or report=None.")
+        raise RegistryError(
+            "report= was made for another program (its program text differs); "
+            "pass the report of this program, or report=None."
+        )
     name = _class_name(program)
     if report.class_name and report.class_name != name:
-        raise RegistryError(f"report= is for class {report.class_name}, but the program defines "
-                            f"{name}; pass the report of this program, or report=None.")
+        raise RegistryError(
+            f"report= is for class {report.class_name}, but the program defines "
+            f"{name}; pass the report of this program, or report=None."
+        )
     if "max_turns" not in report.properties:
-        raise RegistryError("report= has no max_turns property; it is not the report of a "
-                            "completed validation. Pass report=None to validate.")
+        raise RegistryError(
+            "report= has no max_turns property; it is not the report of a "
+            "completed validation. Pass report=None to validate."
+        )
     return program, report
 
 
@@ -136,8 +148,9 @@ class Registry:
             environment is never shadowed by a shipped one of the same name).
     """
 
-    def __init__(self, root: str | os.PathLike | None = None, *,
-                 others: Iterable[str | os.PathLike] = ()):
+    def __init__(
+        self, root: str | os.PathLike | None = None, *, others: Iterable[str | os.PathLike] = ()
+    ):
         self.root = Path(root) if root is not None else user_root()
         mine = os.path.realpath(self.root)
         self.others = [Path(o) for o in others if os.path.realpath(o) != mine]
@@ -161,8 +174,11 @@ class Registry:
     def list(self, skill: str | None = None, kind: str | None = None) -> list[IndexEntry]:
         """The environments of this root, by id; optionally only one skill or kind."""
         entries = sorted(self.index().entries.values(), key=lambda e: e.folder)
-        return [e for e in entries if (skill is None or e.skill == skill)
-                and (kind is None or e.kind == kind)]
+        return [
+            e
+            for e in entries
+            if (skill is None or e.skill == skill) and (kind is None or e.kind == kind)
+        ]
 
     def skipped(self) -> dict[str, str]:
         """Folders that are not environments (yet), with the reason for each."""
@@ -197,8 +213,10 @@ class Registry:
             known = [e.folder for e in self.index().entries.values()]
             close = difflib.get_close_matches(ids.parse_id(env_id)[0], known, n=3)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
-            raise RegistryError(f"{env_id!r} is not in the registry at {self.root}.{hint} "
-                                "`spadegym list` shows every id.")
+            raise RegistryError(
+                f"{env_id!r} is not in the registry at {self.root}.{hint} "
+                "`spadegym list` shows every id."
+            )
         from spadegym.registry.entry import read_entry
 
         manifest, problem = read_entry(self.root / folder)
@@ -229,9 +247,17 @@ class Registry:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def add(self, source: str, report: Any = None, provenance: Provenance | dict | None = None,
-            *, memory: Any = None, version_of: str | None = None, config: Any = None,
-            preferred_id: str | None = None) -> str:
+    def add(
+        self,
+        source: str,
+        report: Any = None,
+        provenance: Provenance | dict | None = None,
+        *,
+        memory: Any = None,
+        version_of: str | None = None,
+        config: Any = None,
+        preferred_id: str | None = None,
+    ) -> str:
         """Validate and store a program; returns its Gymnasium id (``spade/<Name>-v<N>``).
 
         Args:
@@ -262,7 +288,9 @@ class Registry:
                 raise DuplicateEnvironmentError(
                     f"{report.class_name} was not added: it duplicates {novelty.nearest_id} "
                     f"({novelty.reason}). Change the game, or use version_of= to make it a new "
-                    "version of that environment.", novelty.nearest_id)
+                    "version of that environment.",
+                    novelty.nearest_id,
+                )
         self.root.mkdir(parents=True, exist_ok=True)
         with locked(self.root):
             clean_leftovers(self.root)
@@ -284,14 +312,17 @@ class Registry:
             memory.add(manifest.id, program, first_observation=first_obs, skill=manifest.skill)
         return manifest.id
 
-    def _choose_folder(self, index: Index, class_name: str, version_of: str | None,
-                       preferred_id: str | None) -> str:
+    def _choose_folder(
+        self, index: Index, class_name: str, version_of: str | None, preferred_id: str | None
+    ) -> str:
         taken = self._taken(index)
         if version_of is not None:
             name, _ = ids.parse_id(version_of)
             if name not in taken:
-                raise RegistryError(f"version_of={version_of!r}: no environment named {name} in "
-                                    f"{self.root} or the other roots; add it without version_of.")
+                raise RegistryError(
+                    f"version_of={version_of!r}: no environment named {name} in "
+                    f"{self.root} or the other roots; add it without version_of."
+                )
             return ids.folder_name(name, max(taken[name]) + 1)
         if preferred_id is not None:
             name, version = ids.parse_id(preferred_id)
@@ -327,15 +358,17 @@ class Registry:
         with locked(self.root):
             target = self.get(env_id)
             stats = {**target.manifest.stats.model_dump(), **values, "updated": now()}
-            manifest = target.manifest.model_copy(update={"stats": type(
-                target.manifest.stats).model_validate(stats)})
+            manifest = target.manifest.model_copy(
+                update={"stats": type(target.manifest.stats).model_validate(stats)}
+            )
             rewrite_manifest(target.path, manifest.to_json())
         return manifest
 
     # -- checking -----------------------------------------------------------------------------
 
-    def verify(self, *, fix: bool = False, config: Any = None,
-               workers: int = 2) -> list[VerifyResult]:
+    def verify(
+        self, *, fix: bool = False, config: Any = None, workers: int = 2
+    ) -> list[VerifyResult]:
         """Check every folder: manifest valid, program matching its sha256; rebuild the index.
 
         Args:
@@ -350,8 +383,11 @@ class Registry:
         """
         if not self.root.is_dir():
             raise RegistryError(f"{self.root} is not a folder; nothing to verify.")
-        names = sorted(n for n in os.listdir(self.root)
-                       if not n.startswith((".", "_")) and (self.root / n).is_dir())
+        names = sorted(
+            n
+            for n in os.listdir(self.root)
+            if not n.startswith((".", "_")) and (self.root / n).is_dir()
+        )
         results: dict[str, VerifyResult] = {}
         broken: list[str] = []
         for name in names:
@@ -375,19 +411,25 @@ class Registry:
         from spadegym.validation import validate_many
 
         texts = {name: (self.root / name / "env.py").read_bytes() for name in names}
-        reports = validate_many([t.decode("utf-8", "replace") for t in texts.values()], config,
-                                workers=workers)
+        reports = validate_many(
+            [t.decode("utf-8", "replace") for t in texts.values()], config, workers=workers
+        )
         results = {}
         with locked(self.root):
             for name, report in zip(names, reports):
                 path = self.root / name
                 if not report.ok:
-                    results[name] = VerifyResult(ids.gym_id(name), path, False,
-                                                 f"validation failed:\n{report.feedback()}")
+                    results[name] = VerifyResult(
+                        ids.gym_id(name), path, False, f"validation failed:\n{report.feedback()}"
+                    )
                     continue
                 if (path / "env.py").read_bytes() != texts[name]:
-                    results[name] = VerifyResult(ids.gym_id(name), path, False,
-                                                 "env.py changed during validation; run again.")
+                    results[name] = VerifyResult(
+                        ids.gym_id(name),
+                        path,
+                        False,
+                        "env.py changed during validation; run again.",
+                    )
                     continue
                 try:
                     old = parse_manifest((path / "manifest.json").read_bytes())
@@ -398,8 +440,9 @@ class Registry:
                     # validation normalised the text (line endings, blank edges): store what ran
                     write_file(path / ".env.py.tmp", report.program.encode("utf-8"))
                     os.replace(path / ".env.py.tmp", path / "env.py")
-                manifest = build_manifest(ids.gym_id(name), report.program, report,
-                                          provenance=provenance, created=created)
+                manifest = build_manifest(
+                    ids.gym_id(name), report.program, report, provenance=provenance, created=created
+                )
                 rewrite_manifest(path, manifest.to_json())
                 results[name] = VerifyResult(ids.gym_id(name), path, True, fixed=True)
         return results
@@ -412,8 +455,9 @@ class Registry:
 
         return export_bundle(self, env_ids, Path(path))
 
-    def import_(self, path: str | os.PathLike, *, config: Any = None,
-                memory: Any = None) -> list[str]:
+    def import_(
+        self, path: str | os.PathLike, *, config: Any = None, memory: Any = None
+    ) -> list[str]:
         """Add every environment of a bundle, validated like any other; returns their ids."""
         from spadegym.registry.bundle import import_bundle
 

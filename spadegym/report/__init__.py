@@ -30,10 +30,17 @@ from spadegym.report.data import (
 __all__ = ["EnvCard", "Funnel", "ReportData", "Step", "build_report", "collect"]
 
 
-def collect(*, roots: Sequence[str | Path] | None = None, memory: Any = None,
-            generation: Sequence[Any] = (), validation_reports: Sequence[Any] | None = None,
-            timing_sample: int = 6, title: str = "spadegym report",
-            notes: Sequence[str] = (), workers: int | None = None) -> ReportData:
+def collect(
+    *,
+    roots: Sequence[str | Path] | None = None,
+    memory: Any = None,
+    generation: Sequence[Any] = (),
+    validation_reports: Sequence[Any] | None = None,
+    timing_sample: int = 6,
+    title: str = "spadegym report",
+    notes: Sequence[str] = (),
+    workers: int | None = None,
+) -> ReportData:
     """Gather what the page shows; see ``build_report`` for the arguments."""
     from spadegym.registry import Registry, default_roots
     from spadegym.sandbox import SandboxPool
@@ -75,17 +82,30 @@ def collect(*, roots: Sequence[str | Path] | None = None, memory: Any = None,
         how = f"a fresh validation of {len(reports)} registered environment(s)"
     else:
         reports, how = [], "no validations"
-    return ReportData(title, cards, funnel, check_seconds_of(reports), how,
-                      [str(r) for r in chosen if r.is_dir()],
-                      str(getattr(memory, "path", "")) or None if memory is not None else None,
-                      list(notes))
+    return ReportData(
+        title,
+        cards,
+        funnel,
+        check_seconds_of(reports),
+        how,
+        [str(r) for r in chosen if r.is_dir()],
+        str(getattr(memory, "path", "")) or None if memory is not None else None,
+        list(notes),
+    )
 
 
-def build_report(out: str | Path, *, roots: Sequence[str | Path] | None = None,
-                 memory: Any = None, generation: Sequence[Any] = (),
-                 validation_reports: Sequence[Any] | None = None, timing_sample: int = 6,
-                 title: str = "spadegym report", notes: Sequence[str] = (),
-                 workers: int | None = None) -> Path:
+def build_report(
+    out: str | Path,
+    *,
+    roots: Sequence[str | Path] | None = None,
+    memory: Any = None,
+    generation: Sequence[Any] = (),
+    validation_reports: Sequence[Any] | None = None,
+    timing_sample: int = 6,
+    title: str = "spadegym report",
+    notes: Sequence[str] = (),
+    workers: int | None = None,
+) -> Path:
     """Write ``out/index.html`` and its figures under ``out/img/``; returns the page's path.
 
     Args:
@@ -109,27 +129,50 @@ def build_report(out: str | Path, *, roots: Sequence[str | Path] | None = None,
     from spadegym.report import html, plots
 
     plots._pyplot()  # fail before any work when matplotlib is missing
-    data = collect(roots=roots, memory=memory, generation=generation,
-                   validation_reports=validation_reports, timing_sample=timing_sample,
-                   title=title, notes=notes, workers=workers)
+    data = collect(
+        roots=roots,
+        memory=memory,
+        generation=generation,
+        validation_reports=validation_reports,
+        timing_sample=timing_sample,
+        title=title,
+        notes=notes,
+        workers=workers,
+    )
     out = Path(out)
     images = out / "img"
     images.mkdir(parents=True, exist_ok=True)
     figures = [
-        ("img/skills.png", "Environments per skill and kind",
-         plots.skills_and_kinds(data.cards, images / "skills.png")),
+        (
+            "img/skills.png",
+            "Environments per skill and kind",
+            plots.skills_and_kinds(data.cards, images / "skills.png"),
+        ),
         ("img/funnel.png", "Validation funnel", plots.funnel(data.funnel, images / "funnel.png")),
     ]
     if data.check_seconds:
-        figures.append(("img/check_times.png", "Time per check",
-                        plots.check_times(data.check_seconds, data.check_source,
-                                          images / "check_times.png")))
+        figures.append(
+            (
+                "img/check_times.png",
+                "Time per check",
+                plots.check_times(
+                    data.check_seconds, data.check_source, images / "check_times.png"
+                ),
+            )
+        )
     if any(c.stats and c.stats.get("win_rate") is not None for c in data.cards):
-        figures.append(("img/win_rate_regret.png", "Win rate against regret",
-                        plots.win_rate_vs_regret(data.cards, images / "win_rate_regret.png")))
+        figures.append(
+            (
+                "img/win_rate_regret.png",
+                "Win rate against regret",
+                plots.win_rate_vs_regret(data.cards, images / "win_rate_regret.png"),
+            )
+        )
     else:
-        data.notes.append("No play statistics yet: `spadegym eval --llm SPEC` plays the "
-                          "environments and records them in the memory.")
+        data.notes.append(
+            "No play statistics yet: `spadegym eval --llm SPEC` plays the "
+            "environments and records them in the memory."
+        )
     page = out / "index.html"
     page.write_text(html.render(data, figures), encoding="utf-8")
     return page

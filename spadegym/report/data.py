@@ -127,11 +127,13 @@ def _funnel(candidates: list[dict], source: str) -> Funnel:
         turns = c.get("turns") or []
         return bool(turns) and bool(turns[-1].get("ok"))
 
-    return Funnel(generated=len(candidates),
-                  valid=sum(valid(c) for c in candidates),
-                  novel=sum(valid(c) and c.get("status") != "duplicate" for c in candidates),
-                  registered=sum(c.get("status") == "accepted" for c in candidates),
-                  source=source)
+    return Funnel(
+        generated=len(candidates),
+        valid=sum(valid(c) for c in candidates),
+        novel=sum(valid(c) and c.get("status") != "duplicate" for c in candidates),
+        registered=sum(c.get("status") == "accepted" for c in candidates),
+        source=source,
+    )
 
 
 def funnel_from_registries(registries: Sequence[Any]) -> Funnel:
@@ -161,14 +163,29 @@ def check_seconds_of(reports: Sequence[Any]) -> dict[str, list[float]]:
 def card_of(env: Any, stats: Any = None) -> EnvCard:
     """The card of a ``RegisteredEnv``, without its transcript (see ``play_sample``)."""
     manifest = env.manifest
-    card = EnvCard(env.id, manifest.title, manifest.description, manifest.skill or "-",
-                   manifest.kind, manifest.max_turns, list(manifest.validation.passed),
-                   list(manifest.validation.failed), manifest.first_observation,
-                   provenance={k: v for k, v in manifest.provenance.model_dump().items()
-                               if k in ("designer", "origin", "document_id") and v})
+    card = EnvCard(
+        env.id,
+        manifest.title,
+        manifest.description,
+        manifest.skill or "-",
+        manifest.kind,
+        manifest.max_turns,
+        list(manifest.validation.passed),
+        list(manifest.validation.failed),
+        manifest.first_observation,
+        provenance={
+            k: v
+            for k, v in manifest.provenance.model_dump().items()
+            if k in ("designer", "origin", "document_id") and v
+        },
+    )
     if stats is not None:
-        card.stats = {"plays": stats.plays, "win_rate": stats.win_rate,
-                      "hint_win_rate": stats.hint_win_rate, "regret": stats.regret}
+        card.stats = {
+            "plays": stats.plays,
+            "win_rate": stats.win_rate,
+            "hint_win_rate": stats.hint_win_rate,
+            "regret": stats.regret,
+        }
     return card
 
 
@@ -190,9 +207,11 @@ def play_sample(card: EnvCard, source: str, pool: Any, seed: int = 0) -> None:
         card.first_observation = obs
         solution = env.solution() if env.num_players == 1 else None
         if not solution:
-            card.transcript_note = ("a two-player game: no solution to play; the opening "
-                                    "position is shown" if env.num_players == 2
-                                    else "the program has no solution()")
+            card.transcript_note = (
+                "a two-player game: no solution to play; the opening position is shown"
+                if env.num_players == 2
+                else "the program has no solution()"
+            )
             return
         info: dict = {}
         for action in solution:

@@ -43,31 +43,42 @@ def _num(value: object) -> str:
 def _card(card: EnvCard) -> str:
     checks = "".join(f'<li class="pass">{_e(n)}</li>' for n in card.passed)
     checks += "".join(f'<li class="fail">{_e(n)}</li>' for n in card.failed)
-    parts = [f'<article class="card" id="{_e(card.anchor)}" data-env-id="{_e(card.env_id)}">',
-             f"<h3>{_e(card.title)}</h3>",
-             f'<p class="meta"><code>{_e(card.env_id)}</code> <span class="tag">'
-             f'{_e(card.skill)}</span><span class="tag">{_e(card.kind)}</span> '
-             f"at most {card.max_turns} turns</p>"]
+    parts = [
+        f'<article class="card" id="{_e(card.anchor)}" data-env-id="{_e(card.env_id)}">',
+        f"<h3>{_e(card.title)}</h3>",
+        f'<p class="meta"><code>{_e(card.env_id)}</code> <span class="tag">'
+        f'{_e(card.skill)}</span><span class="tag">{_e(card.kind)}</span> '
+        f"at most {card.max_turns} turns</p>",
+    ]
     if card.description:
         parts.append(f"<p>{_e(card.description)}</p>")
     parts.append(f'<ul class="checks" title="validation checks">{checks}</ul>')
     if card.stats:
         s = card.stats
-        parts.append(f'<p class="stats">{s["plays"]} plays: win rate {_num(s["win_rate"])} '
-                     f'without hint, {_num(s["hint_win_rate"])} with it, regret '
-                     f'{_num(s["regret"])}</p>')
+        parts.append(
+            f'<p class="stats">{s["plays"]} plays: win rate {_num(s["win_rate"])} '
+            f"without hint, {_num(s['hint_win_rate'])} with it, regret "
+            f"{_num(s['regret'])}</p>"
+        )
     if card.provenance:
-        parts.append('<p class="meta">' + ", ".join(
-            f"{_e(k)}: {_e(v)}" for k, v in card.provenance.items()) + "</p>")
-    parts.append('<details class="transcript"><summary>Sample episode'
-                 f"{': ' + _e(card.transcript_note) if card.transcript_note else ''}"
-                 + (f", outcome {_e(card.outcome)}" if card.outcome is not None else "")
-                 + "</summary>")
+        parts.append(
+            '<p class="meta">'
+            + ", ".join(f"{_e(k)}: {_e(v)}" for k, v in card.provenance.items())
+            + "</p>"
+        )
+    parts.append(
+        '<details class="transcript"><summary>Sample episode'
+        f"{': ' + _e(card.transcript_note) if card.transcript_note else ''}"
+        + (f", outcome {_e(card.outcome)}" if card.outcome is not None else "")
+        + "</summary>"
+    )
     parts.append(f'<div class="obs"><pre>{_e(card.first_observation)}</pre></div>')
     for step in card.transcript:
-        parts.append(f'<div class="act"><pre>&gt; {_e(step.action)}</pre></div>'
-                     f'<div class="obs"><pre>{_e(step.observation)}\n[reward '
-                     f"{step.reward:g}]</pre></div>")
+        parts.append(
+            f'<div class="act"><pre>&gt; {_e(step.action)}</pre></div>'
+            f'<div class="obs"><pre>{_e(step.observation)}\n[reward '
+            f"{step.reward:g}]</pre></div>"
+        )
     parts.append("</details></article>")
     return "\n".join(parts)
 
@@ -76,8 +87,10 @@ def render(data: ReportData, figures: Sequence[tuple[str, str, str]]) -> str:
     """The page: a header, the figures (file, title, caption) and a card per environment."""
     figs = "\n".join(
         f'<figure><img src="{_e(src)}" alt="{_e(title)}"><figcaption><b>{_e(title)}.</b> '
-        f"{_e(caption)}</figcaption></figure>" for src, title, caption in figures)
-    notes = "".join(f"<p class=\"lead\">{_e(n)}</p>" for n in data.notes)
+        f"{_e(caption)}</figcaption></figure>"
+        for src, title, caption in figures
+    )
+    notes = "".join(f'<p class="lead">{_e(n)}</p>' for n in data.notes)
     roots = ", ".join(f"<code>{_e(r)}</code>" for r in data.roots) or "none"
     memory = f"<code>{_e(data.memory_path)}</code>" if data.memory_path else "none"
     cards = "\n".join(_card(c) for c in data.cards)

@@ -20,8 +20,9 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ModuleNotFoundError as exc:
-        raise ConfigError("the report's plots need matplotlib: pip install "
-                          "'spadegym[report]'.") from exc
+        raise ConfigError(
+            "the report's plots need matplotlib: pip install 'spadegym[report]'."
+        ) from exc
     matplotlib.use("Agg", force=True)  # files only: never open a window
     import matplotlib.pyplot as plt
 
@@ -64,8 +65,12 @@ def funnel(data: Funnel, path: Path) -> str:
     fig, ax = plt.subplots(figsize=(7, 3.2))
     bars = ax.bar(stages, values, color=["#8172b3", "#4c72b0", "#64b5cd", "#55a868"])
     for bar, value in zip(bars, values):
-        ax.annotate(str(value), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    ha="center", va="bottom")
+        ax.annotate(
+            str(value),
+            (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+            ha="center",
+            va="bottom",
+        )
     ax.set_ylabel("programs")
     ax.set_ylim(0, max(values + [1]) * 1.15)
     ax.set_title("Validation funnel")
@@ -100,8 +105,13 @@ def win_rate_vs_regret(cards: Sequence[EnvCard], path: Path) -> str:
     for kind, colour in _KIND_COLOURS.items():
         mine = [c for c in known if c.kind == kind]
         if mine:
-            ax.scatter([c.stats["win_rate"] for c in mine], [c.stats["regret"] for c in mine],
-                       color=colour, label=kind, alpha=0.8)
+            ax.scatter(
+                [c.stats["win_rate"] for c in mine],
+                [c.stats["regret"] for c in mine],
+                color=colour,
+                label=kind,
+                alpha=0.8,
+            )
     ax.axvspan(0.15, 0.85, color="#eeeeee", zorder=0, label="frontier band")
     ax.set_xlim(-1.05, 1.05)
     ax.set_ylim(-0.05, 1.05)

@@ -63,10 +63,26 @@ class ProgramInfo:
     def from_wire(cls, value: dict) -> ProgramInfo:
         """Build from a worker's ``load`` answer (checked field by field)."""
         try:
-            return cls(program=int(value["program"]), class_name=str(value["class"]),
-                       **{k: value[k] for k in (
-                           "doc", "max_turns", "num_players", "skill", "has_reset", "has_step",
-                           "has_solution", "has_hint", "has_check", "tool_env", "tools")})
+            return cls(
+                program=int(value["program"]),
+                class_name=str(value["class"]),
+                **{
+                    k: value[k]
+                    for k in (
+                        "doc",
+                        "max_turns",
+                        "num_players",
+                        "skill",
+                        "has_reset",
+                        "has_step",
+                        "has_solution",
+                        "has_hint",
+                        "has_check",
+                        "tool_env",
+                        "tools",
+                    )
+                },
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise SandboxError(f"malformed load answer from a worker ({exc})") from exc
 
@@ -99,8 +115,12 @@ def _worker_path() -> tuple[list[str], str]:
 
 def worker_environment() -> dict[str, str]:
     """The whole environment a worker gets: nothing of the host's (no secrets, no paths)."""
-    return {"PYTHONHASHSEED": "0", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+    return {
+        "PYTHONHASHSEED": "0",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+    }
 
 
 def _result(response: Any, what: str) -> Any:
@@ -164,8 +184,9 @@ class _Operations(abc.ABC):
 
     def load(self, source: str, filename: str = "<program>") -> ProgramInfo:
         """Compile and load a program; raises ``ProgramError`` (kind ``policy`` etc.)."""
-        value = self._one({"op": "load", "source": source, "filename": filename},
-                          self.config.load_timeout)
+        value = self._one(
+            {"op": "load", "source": source, "filename": filename}, self.config.load_timeout
+        )
         return ProgramInfo.from_wire(value)
 
     def new(self, program: int) -> int:
@@ -175,11 +196,14 @@ class _Operations(abc.ABC):
             raise SandboxError("malformed instance id from a worker")
         return value
 
-    def reset(self, instance: int, seed: int | None = None,
-              options: dict | None = None) -> tuple[str, dict]:
+    def reset(
+        self, instance: int, seed: int | None = None, options: dict | None = None
+    ) -> tuple[str, dict]:
         """Call the instance's ``reset``; returns ``(observation, info)``."""
-        value = self._one({"op": "reset", "i": instance, "seed": seed, "options": options},
-                          self.config.call_timeout)
+        value = self._one(
+            {"op": "reset", "i": instance, "seed": seed, "options": options},
+            self.config.call_timeout,
+        )
         obs, info = _check(value, protocol.check_reset)
         return obs, info
 
@@ -288,12 +312,20 @@ class SandboxWorker(_Operations):
         stderr = None if os.environ.get("SPADEGYM_SANDBOX_DEBUG") else subprocess.DEVNULL
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _BOOT, arg], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=stderr, cwd=self._tmp, env=env, close_fds=True,
-                start_new_session=True, bufsize=0)
+                [sys.executable, "-I", "-S", "-c", _BOOT, arg],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                cwd=self._tmp,
+                env=env,
+                close_fds=True,
+                start_new_session=True,
+                bufsize=0,
+            )
         except OSError as exc:
             raise SandboxError(
-                f"could not start a sandbox worker with {sys.executable}: {exc}") from exc
+                f"could not start a sandbox worker with {sys.executable}: {exc}"
+            ) from exc
         os.set_blocking(self._proc.stdout.fileno(), False)
         self._poll = select.poll()
         self._poll.register(self._proc.stdout.fileno(), select.POLLIN | select.POLLHUP)
@@ -301,8 +333,10 @@ class SandboxWorker(_Operations):
         hello = self._read_frame(deadline)
         if not isinstance(hello, dict) or hello.get("ok") is not True:
             code = self.kill()
-            raise SandboxError(f"the sandbox worker failed to start ({self.last_failure or code});"
-                               " run with SPADEGYM_SANDBOX_DEBUG=1 to see its error output.")
+            raise SandboxError(
+                f"the sandbox worker failed to start ({self.last_failure or code});"
+                " run with SPADEGYM_SANDBOX_DEBUG=1 to see its error output."
+            )
         self.layers = hello["v"].get("layers", {})
         missing = [name for name, layer in self.layers.items() if not layer.get("active")]
         if missing and self.config.require_isolation:
@@ -310,7 +344,8 @@ class SandboxWorker(_Operations):
             raise SandboxError(
                 f"isolation layers not active: {', '.join(missing)} "
                 f"({'; '.join(self.layers[m]['detail'] for m in missing)}); run `spadegym "
-                "doctor`, or set require_isolation=False to accept the layers that are active.")
+                "doctor`, or set require_isolation=False to accept the layers that are active."
+            )
 
     def peak_memory_mb(self) -> float | None:
         """The worker's peak resident memory (VmHWM) in MiB, where /proc tells it."""
@@ -390,8 +425,8 @@ class SandboxWorker(_Operations):
                     self.last_failure = f"a response frame of {need} bytes"
                     return None
             if need is not None and len(self._buf) >= 4 + need:
-                body = bytes(self._buf[4:4 + need])
-                del self._buf[:4 + need]
+                body = bytes(self._buf[4 : 4 + need])
+                del self._buf[: 4 + need]
                 try:
                     return protocol.decode(body)
                 except ValueError as exc:
@@ -434,11 +469,12 @@ class SandboxWorker(_Operations):
             fd = self._proc.stdin.fileno()
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         except OSError:
             code = self.kill()
-            failure = ProgramError(f"the sandbox worker had died (exit {code}); it will restart.",
-                                   "crash")
+            failure = ProgramError(
+                f"the sandbox worker had died (exit {code}); it will restart.", "crash"
+            )
             return [failure] * len(requests)
         return None
 
@@ -451,8 +487,11 @@ class SandboxWorker(_Operations):
                 responses.append(self._failure(request))
                 break
             responses.append(response)
-        lost = ProgramError("not run: another call in the same batch broke the worker, which was "
-                            "restarted; reset this environment.", "lost")
+        lost = ProgramError(
+            "not run: another call in the same batch broke the worker, which was "
+            "restarted; reset this environment.",
+            "lost",
+        )
         responses += [lost] * (len(requests) - len(responses))
         return responses
 
@@ -462,14 +501,23 @@ class SandboxWorker(_Operations):
         reason = self.last_failure
         code = self.kill()
         if reason == "timeout":
-            return ProgramError(f"{what}() did not return within the deadline and could not be "
-                                "interrupted; the worker was killed and restarted.", "timeout")
+            return ProgramError(
+                f"{what}() did not return within the deadline and could not be "
+                "interrupted; the worker was killed and restarted.",
+                "timeout",
+            )
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = str(-code)
-            return ProgramError(f"the worker died with signal {name} during {what}() (a memory "
-                                "or CPU limit, or a crash); it will restart.", "crash")
-        return ProgramError(f"the worker broke the protocol during {what}() ({reason}); it was "
-                            "killed and will restart.", "crash")
+            return ProgramError(
+                f"the worker died with signal {name} during {what}() (a memory "
+                "or CPU limit, or a crash); it will restart.",
+                "crash",
+            )
+        return ProgramError(
+            f"the worker broke the protocol during {what}() ({reason}); it was "
+            "killed and will restart.",
+            "crash",
+        )

@@ -59,10 +59,13 @@ class SandboxConfig:
             )
         for name in ("call_timeout", "load_timeout", "kill_grace"):
             if not getattr(self, name) > 0:
-                raise ConfigError(f"{name}={getattr(self, name)!r} must be a positive number of "
-                                  "seconds.")
+                raise ConfigError(
+                    f"{name}={getattr(self, name)!r} must be a positive number of seconds."
+                )
         if self.memory_mb < 128:
-            raise ConfigError(f"memory_mb={self.memory_mb} is too small for a Python worker; "
-                              "use 128 or more (the default is 1024).")
+            raise ConfigError(
+                f"memory_mb={self.memory_mb} is too small for a Python worker; "
+                "use 128 or more (the default is 1024)."
+            )
         if self.cpu_seconds < 1 or self.max_open_files < 8:
             raise ConfigError("cpu_seconds must be >= 1 and max_open_files >= 8.")

@@ -27,23 +27,97 @@ NOBODY = 65534
 
 DENIED_SYSCALLS: tuple[str, ...] = (
     # process creation and replacement
-    "fork", "vfork", "clone", "clone3", "execve", "execveat",
+    "fork",
+    "vfork",
+    "clone",
+    "clone3",
+    "execve",
+    "execveat",
     # network
-    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+    "socket",
+    "socketpair",
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
     # files: opening, creating, changing
-    "open", "openat", "openat2", "creat", "open_by_handle_at", "name_to_handle_at",
-    "mkdir", "mkdirat", "mknod", "mknodat", "unlink", "unlinkat", "rmdir", "rename",
-    "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate",
-    "chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat", "lchown", "memfd_create",
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "mkdir",
+    "mkdirat",
+    "mknod",
+    "mknodat",
+    "unlink",
+    "unlinkat",
+    "rmdir",
+    "rename",
+    "renameat",
+    "renameat2",
+    "link",
+    "linkat",
+    "symlink",
+    "symlinkat",
+    "truncate",
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "chown",
+    "fchown",
+    "fchownat",
+    "lchown",
+    "memfd_create",
     # other processes and the kernel
-    "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open",
-    "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv", "process_vm_writev",
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "bpf", "perf_event_open",
-    "userfaultfd", "keyctl", "add_key", "request_key", "init_module", "finit_module",
-    "delete_module", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
-    "reboot", "swapon", "swapoff", "sethostname", "setdomainname", "settimeofday",
-    "clock_settime", "adjtimex", "acct", "quotactl",
+    "kill",
+    "tkill",
+    "tgkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "pidfd_open",
+    "pidfd_send_signal",
+    "pidfd_getfd",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "setuid",
+    "setgid",
+    "setreuid",
+    "setregid",
+    "setresuid",
+    "setresgid",
+    "setgroups",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "sethostname",
+    "setdomainname",
+    "settimeofday",
+    "clock_settime",
+    "adjtimex",
+    "acct",
+    "quotactl",
 )
 """System calls that fail with EPERM once the filter is loaded."""
 
@@ -66,8 +140,10 @@ def apply_rlimits(memory_mb: int, cpu_seconds: int, max_open_files: int) -> str:
 def enter_network_namespace() -> tuple[bool, str]:
     """Move the worker into a new, empty network namespace (only a down loopback)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    for flags, how in ((CLONE_NEWNET, "unshare(CLONE_NEWNET)"),
-                       (CLONE_NEWUSER | CLONE_NEWNET, "unshare(CLONE_NEWUSER|CLONE_NEWNET)")):
+    for flags, how in (
+        (CLONE_NEWNET, "unshare(CLONE_NEWNET)"),
+        (CLONE_NEWUSER | CLONE_NEWNET, "unshare(CLONE_NEWUSER|CLONE_NEWNET)"),
+    ):
         if libc.unshare(flags) == 0:
             return True, how
         failure = os.strerror(ctypes.get_errno())
@@ -124,8 +200,12 @@ def load_seccomp(lib: ctypes.CDLL | None = None) -> tuple[bool, str]:
             if number < 0:
                 continue  # a system call this architecture does not have
             # seccomp_rule_add is variadic: pass every argument with its exact C type.
-            if lib.seccomp_rule_add(ctypes.c_void_p(ctx), action, ctypes.c_int(number),
-                                    ctypes.c_uint(0)) == 0:
+            if (
+                lib.seccomp_rule_add(
+                    ctypes.c_void_p(ctx), action, ctypes.c_int(number), ctypes.c_uint(0)
+                )
+                == 0
+            ):
                 denied += 1
         code = lib.seccomp_load(ctx)
     finally:

@@ -56,8 +56,9 @@ class EnvHandle:
 
     def _live(self) -> int:
         if self.lost:
-            raise ProgramError("the environment was lost when its worker restarted; call reset().",
-                               "lost")
+            raise ProgramError(
+                "the environment was lost when its worker restarted; call reset().", "lost"
+            )
         return self.instance
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
@@ -229,8 +230,9 @@ class SandboxPool:
             if worker is handle.worker:
                 self._load[index] = max(0, self._load[index] - 1)
 
-    def reset_batch(self, batch: Sequence[tuple[EnvHandle, int | None, dict | None]]
-                    ) -> list[tuple[str, dict] | ProgramError]:
+    def reset_batch(
+        self, batch: Sequence[tuple[EnvHandle, int | None, dict | None]]
+    ) -> list[tuple[str, dict] | ProgramError]:
         """Reset many instances at once, each worker's in one exchange.
 
         Args:
@@ -247,9 +249,20 @@ class SandboxPool:
                 results[position] = created
             else:
                 ready.append(position)
-        answers = self._exchange_batch([
-            (batch[p][0].worker, {"op": "reset", "i": batch[p][0].instance, "seed": batch[p][1],
-                                  "options": batch[p][2]}) for p in ready])
+        answers = self._exchange_batch(
+            [
+                (
+                    batch[p][0].worker,
+                    {
+                        "op": "reset",
+                        "i": batch[p][0].instance,
+                        "seed": batch[p][1],
+                        "options": batch[p][2],
+                    },
+                )
+                for p in ready
+            ]
+        )
         for position, answer in zip(ready, answers, strict=True):
             results[position] = reset_result(answer)
         return results  # type: ignore[return-value]
@@ -261,12 +274,16 @@ class SandboxPool:
         for position, (handle, _) in enumerate(batch):
             if handle.lost:
                 results[position] = ProgramError(
-                    "the environment was lost when its worker restarted; call reset().", "lost")
+                    "the environment was lost when its worker restarted; call reset().", "lost"
+                )
             else:
                 live.append(position)
-        answers = self._exchange_batch([
-            (batch[p][0].worker, {"op": "step", "i": batch[p][0].instance, "a": batch[p][1]})
-            for p in live])
+        answers = self._exchange_batch(
+            [
+                (batch[p][0].worker, {"op": "step", "i": batch[p][0].instance, "a": batch[p][1]})
+                for p in live
+            ]
+        )
         for position, answer in zip(live, answers, strict=True):
             (results[position],) = batch[position][0].worker.step_results([answer])
         return results  # type: ignore[return-value]

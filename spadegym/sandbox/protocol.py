@@ -84,8 +84,9 @@ def plain_json(value: Any, where: str, depth: int = 0) -> Any:
 def check_observation(obs: Any, where: str) -> str:
     """Check an observation: an exact ``str`` of at most the contract's length."""
     if type(obs) is not str:
-        raise ContractViolation(f"{where} returned an observation of type {type(obs).__name__}; "
-                                "it must be a str.")
+        raise ContractViolation(
+            f"{where} returned an observation of type {type(obs).__name__}; it must be a str."
+        )
     if len(obs) > contract.MAX_OBSERVATION_CHARS:
         raise ContractViolation(
             f"{where} returned an observation of {len(obs)} characters; the limit is "
@@ -97,27 +98,34 @@ def check_observation(obs: Any, where: str) -> str:
 def check_info(info: Any, where: str) -> dict:
     """Check an info dict: str keys, JSON values, at most the contract's encoded size."""
     if type(info) is not dict:
-        raise ContractViolation(f"{where} returned info of type {type(info).__name__}; "
-                                "it must be a dict (use {} when there is nothing to say).")
+        raise ContractViolation(
+            f"{where} returned info of type {type(info).__name__}; "
+            "it must be a dict (use {} when there is nothing to say)."
+        )
     if not info:
         return {}
     clean = plain_json(info, f"{where} info")
     size = len(_encoder.encode(clean).encode("utf-8", "surrogatepass"))
     if size > contract.MAX_INFO_BYTES:
-        raise ContractViolation(f"{where} returned info of {size} bytes as JSON; the limit is "
-                                f"{contract.MAX_INFO_BYTES}.")
+        raise ContractViolation(
+            f"{where} returned info of {size} bytes as JSON; the limit is "
+            f"{contract.MAX_INFO_BYTES}."
+        )
     return clean
 
 
 def check_reward(reward: Any, where: str) -> float:
     """Check a reward: an exact int or float, finite, in the contract's range."""
     if type(reward) not in (int, float):
-        raise ContractViolation(f"{where} returned a reward of type {type(reward).__name__}; "
-                                "it must be a float.")
+        raise ContractViolation(
+            f"{where} returned a reward of type {type(reward).__name__}; it must be a float."
+        )
     reward = float(reward)
     if not math.isfinite(reward) or not contract.REWARD_MIN <= reward <= contract.REWARD_MAX:
-        raise ContractViolation(f"{where} returned reward {reward}; rewards must be finite "
-                                f"numbers in [{contract.REWARD_MIN:g}, {contract.REWARD_MAX:g}].")
+        raise ContractViolation(
+            f"{where} returned reward {reward}; rewards must be finite "
+            f"numbers in [{contract.REWARD_MIN:g}, {contract.REWARD_MAX:g}]."
+        )
     return reward
 
 
@@ -127,23 +135,27 @@ def check_reset(value: Any) -> list:
         raise ContractViolation("reset() must return a pair (observation, info).")
     obs = check_observation(value[0], "reset()")
     if not obs.strip():
-        raise ContractViolation("reset() returned an empty observation; it must tell the player "
-                                "the goal, the state and the action format.")
+        raise ContractViolation(
+            "reset() returned an empty observation; it must tell the player "
+            "the goal, the state and the action format."
+        )
     return [obs, check_info(value[1], "reset()")]
 
 
 def check_step(value: Any) -> list:
     """Check what ``step`` returned and give it back as ``[obs, reward, term, trunc, info]``."""
     if type(value) not in (tuple, list) or len(value) != 5:
-        raise ContractViolation("step() must return a 5-tuple (observation, reward, terminated, "
-                                "truncated, info).")
+        raise ContractViolation(
+            "step() must return a 5-tuple (observation, reward, terminated, truncated, info)."
+        )
     obs, reward, terminated, truncated, info = value
     obs = check_observation(obs, "step()")
     reward = check_reward(reward, "step()")
     for name, flag in (("terminated", terminated), ("truncated", truncated)):
         if type(flag) is not bool:
-            raise ContractViolation(f"step() returned {name} of type {type(flag).__name__}; "
-                                    "it must be True or False.")
+            raise ContractViolation(
+                f"step() returned {name} of type {type(flag).__name__}; it must be True or False."
+            )
     return [obs, reward, terminated, truncated, check_info(info, "step()")]
 
 
@@ -152,18 +164,23 @@ def check_solution(value: Any) -> list[str]:
     if type(value) not in (list, tuple):
         raise ContractViolation("solution() must return a list of str actions.")
     if not value:
-        raise ContractViolation("solution() returned an empty list; it must return the actions "
-                                "that win the current instance.")
+        raise ContractViolation(
+            "solution() returned an empty list; it must return the actions "
+            "that win the current instance."
+        )
     if len(value) > contract.MAX_SOLUTION_STEPS:
-        raise ContractViolation(f"solution() returned {len(value)} actions; the limit is "
-                                f"{contract.MAX_SOLUTION_STEPS}.")
+        raise ContractViolation(
+            f"solution() returned {len(value)} actions; the limit is {contract.MAX_SOLUTION_STEPS}."
+        )
     for action in value:
         if type(action) is not str:
-            raise ContractViolation("solution() must return a list of str actions; it holds a "
-                                    f"{type(action).__name__}.")
+            raise ContractViolation(
+                f"solution() must return a list of str actions; it holds a {type(action).__name__}."
+            )
         if len(action) > contract.MAX_ACTION_CHARS:
-            raise ContractViolation("solution() holds an action longer than "
-                                    f"{contract.MAX_ACTION_CHARS} characters.")
+            raise ContractViolation(
+                f"solution() holds an action longer than {contract.MAX_ACTION_CHARS} characters."
+            )
     return list(value)
 
 
@@ -172,6 +189,7 @@ def check_hint(value: Any) -> str:
     if type(value) is not str:
         raise ContractViolation(f"hint() returned a {type(value).__name__}; it must be a str.")
     if len(value) > contract.MAX_OBSERVATION_CHARS:
-        raise ContractViolation("hint() returned more than "
-                                f"{contract.MAX_OBSERVATION_CHARS} characters.")
+        raise ContractViolation(
+            f"hint() returned more than {contract.MAX_OBSERVATION_CHARS} characters."
+        )
     return value

@@ -97,8 +97,11 @@ class Runtime:
         except PolicyError as exc:
             return _fail("policy", "; ".join(exc.errors))
         except Deadline:
-            return _fail("timeout", f"module code ran past {self.load_timeout:g} s at load time; "
-                         "module-level code may only define things.")
+            return _fail(
+                "timeout",
+                f"module code ran past {self.load_timeout:g} s at load time; "
+                "module-level code may only define things.",
+            )
         except BaseException as exc:  # the program's own failure, reported as data
             return _fail("exception", _describe(exc, filename, "loading the module"))
         cls = loaded.env_class
@@ -136,15 +139,20 @@ class Runtime:
         if instance is None:
             return _fail("protocol", f"no environment instance {iid} in this worker")
         if iid in self.broken and method != "reset":
-            return _fail("broken", f"the environment failed earlier ({self.broken[iid]}); "
-                         "call reset() before using it again.")
+            return _fail(
+                "broken",
+                f"the environment failed earlier ({self.broken[iid]}); "
+                "call reset() before using it again.",
+            )
         check = _CHECKS.get(method)
         if check is None:
             return _fail("protocol", f"method {method!r} cannot be called")
-        if method == "step" and (type(args[0]) is not str
-                                 or len(args[0]) > contract.MAX_ACTION_CHARS):
-            return _fail("protocol", f"actions are str of at most {contract.MAX_ACTION_CHARS} "
-                         "characters")
+        if method == "step" and (
+            type(args[0]) is not str or len(args[0]) > contract.MAX_ACTION_CHARS
+        ):
+            return _fail(
+                "protocol", f"actions are str of at most {contract.MAX_ACTION_CHARS} characters"
+            )
         try:
             with _deadline(self, self.call_timeout):
                 bound = getattr(instance, method, None)

@@ -67,15 +67,17 @@ class WorkerSupply:
         self._leased = 0
         self._thread: threading.Thread | None = None
         if self.ahead > 0:
-            self._thread = threading.Thread(target=self._fill, name="spadegym-worker-supply",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._fill, name="spadegym-worker-supply", daemon=True
+            )
             self._thread.start()
 
     def _fill(self) -> None:
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: self._closed or (
-                    len(self._ready) < self.ahead and self._leased == 0))
+                self._changed.wait_for(
+                    lambda: self._closed or (len(self._ready) < self.ahead and self._leased == 0)
+                )
                 if self._closed:
                     return
                 self._starting = True

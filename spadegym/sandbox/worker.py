@@ -42,8 +42,8 @@ class _FrameReader:
         (size,) = protocol.HEADER.unpack_from(self.buf)
         if size > protocol.MAX_REQUEST_BYTES or not self._fill(protocol.HEADER.size + size):
             return None  # the host never sends this; stop rather than guess where frames begin
-        body = bytes(self.buf[protocol.HEADER.size:protocol.HEADER.size + size])
-        del self.buf[:protocol.HEADER.size + size]
+        body = bytes(self.buf[protocol.HEADER.size : protocol.HEADER.size + size])
+        del self.buf[: protocol.HEADER.size + size]
         return body
 
 
@@ -66,8 +66,12 @@ def isolate(settings: dict) -> dict:
     _preload()
     seccomp_lib = isolation.libseccomp() if settings["seccomp"] else None  # before dropping root
     layers = {}
-    layers["rlimits"] = (True, isolation.apply_rlimits(
-        settings["memory_mb"], settings["cpu_seconds"], settings["max_open_files"]))
+    layers["rlimits"] = (
+        True,
+        isolation.apply_rlimits(
+            settings["memory_mb"], settings["cpu_seconds"], settings["max_open_files"]
+        ),
+    )
     if settings["network_namespace"]:
         layers["network"] = isolation.enter_network_namespace()
     layers["privileges"] = isolation.drop_privileges()
@@ -94,16 +98,26 @@ def main(settings: dict) -> None:
         try:
             request = json.loads(body)
         except ValueError:
-            _write_all(fd_out, protocol.encode({"ok": False, "kind": "protocol",
-                                                "msg": "request is not JSON"}))
+            _write_all(
+                fd_out,
+                protocol.encode({"ok": False, "kind": "protocol", "msg": "request is not JSON"}),
+            )
             continue
         items = request.get("batch") if isinstance(request, dict) else None
         for item in items if isinstance(items, list) else [request]:
-            response = runtime.handle(item) if isinstance(item, dict) else {
-                "ok": False, "kind": "protocol", "msg": "request is not an object"}
+            response = (
+                runtime.handle(item)
+                if isinstance(item, dict)
+                else {"ok": False, "kind": "protocol", "msg": "request is not an object"}
+            )
             try:
                 frame = protocol.encode(response)
             except (ValueError, TypeError, UnicodeError) as exc:
-                frame = protocol.encode({"ok": False, "kind": "contract",
-                                         "msg": f"the result could not be encoded ({exc})."})
+                frame = protocol.encode(
+                    {
+                        "ok": False,
+                        "kind": "contract",
+                        "msg": f"the result could not be encoded ({exc}).",
+                    }
+                )
             _write_all(fd_out, frame)

@@ -29,11 +29,32 @@ from spadegym.sandbox.pool import Worker
 from spadegym.validation import checks, static
 from spadegym.validation.report import CheckResult, ValidationReport
 
-__all__ = ["CheckResult", "ValidationConfig", "ValidationReport", "Validator", "validate",
-           "validate_many"]
+__all__ = [
+    "CheckResult",
+    "ValidationConfig",
+    "ValidationReport",
+    "Validator",
+    "validate",
+    "validate_many",
+]
 
-CHECK_ORDER = ("extract", "size", "syntax", "policy", "structure", "load", "api", "solvable",
-               "procedural", "determinism", "not_trivial", "robust", "budget", "hint", "novelty")
+CHECK_ORDER = (
+    "extract",
+    "size",
+    "syntax",
+    "policy",
+    "structure",
+    "load",
+    "api",
+    "solvable",
+    "procedural",
+    "determinism",
+    "not_trivial",
+    "robust",
+    "budget",
+    "hint",
+    "novelty",
+)
 
 
 def _validation_sandbox() -> SandboxConfig:
@@ -81,13 +102,15 @@ class ValidationConfig:
         if self.seeds < 2:
             raise ConfigError(f"seeds={self.seeds}: at least 2 are needed to tell seeds apart.")
         if self.determinism_runs < 2:
-            raise ConfigError(f"determinism_runs={self.determinism_runs}: at least 2 runs are "
-                              "needed to compare.")
+            raise ConfigError(
+                f"determinism_runs={self.determinism_runs}: at least 2 runs are needed to compare."
+            )
         if any(not 1 <= d <= 5 for d in self.difficulties):
             raise ConfigError(f"difficulties={self.difficulties}: difficulties are 1..5.")
         if self.fuzz_examples < 0 or self.trivial_seeds < 1 or self.determinism_seeds < 1:
-            raise ConfigError("fuzz_examples must be >= 0, trivial_seeds and determinism_seeds "
-                              ">= 1.")
+            raise ConfigError(
+                "fuzz_examples must be >= 0, trivial_seeds and determinism_seeds >= 1."
+            )
 
 
 class _Run:
@@ -98,13 +121,21 @@ class _Run:
 
     def record(self, name: str, problem: str | None, started: float, note: str = "") -> bool:
         passed = problem is None
-        self.report.checks.append(CheckResult(name, passed, note if passed else problem,
-                                              round(time.perf_counter() - started, 4)))
+        self.report.checks.append(
+            CheckResult(
+                name, passed, note if passed else problem, round(time.perf_counter() - started, 4)
+            )
+        )
         return passed
 
 
-def validate(text: str, config: ValidationConfig | None = None, *, memory: Any = None,
-             worker: Worker | None = None) -> ValidationReport:
+def validate(
+    text: str,
+    config: ValidationConfig | None = None,
+    *,
+    memory: Any = None,
+    worker: Worker | None = None,
+) -> ValidationReport:
     """Validate a program, or a raw LLM reply holding one.
 
     Args:
@@ -117,8 +148,11 @@ def validate(text: str, config: ValidationConfig | None = None, *, memory: Any =
         A ``ValidationReport``; ``report.ok`` is True when every check passed.
     """
     config = config or ValidationConfig()
-    lease = (lambda: contextlib.nullcontext(worker)) if worker is not None \
+    lease = (
+        (lambda: contextlib.nullcontext(worker))
+        if worker is not None
         else (lambda: fresh_worker(config.sandbox))
+    )
     return _validate(text, config, memory, lease)
 
 
@@ -126,8 +160,7 @@ Lease = Callable[[], AbstractContextManager[Worker]]
 """Gives the worker a validation runs in, for the ``with`` block of the sandboxed checks."""
 
 
-def _validate(text: str, config: ValidationConfig, memory: Any, lease: Lease
-              ) -> ValidationReport:
+def _validate(text: str, config: ValidationConfig, memory: Any, lease: Lease) -> ValidationReport:
     report = ValidationReport()
     started_all = time.perf_counter()
     run = _Run(report)
@@ -137,10 +170,12 @@ def _validate(text: str, config: ValidationConfig, memory: Any, lease: Lease
             _sandboxed(code, config, memory, lease, run)
     finally:
         done = {c.name for c in report.checks}
-        report.not_run = [n for n in CHECK_ORDER if n not in done
-                          and not (n == "novelty" and memory is None)]
-        report.ok = bool(report.checks) and all(c.passed for c in report.checks) \
-            and not report.not_run
+        report.not_run = [
+            n for n in CHECK_ORDER if n not in done and not (n == "novelty" and memory is None)
+        ]
+        report.ok = (
+            bool(report.checks) and all(c.passed for c in report.checks) and not report.not_run
+        )
         report.seconds = round(time.perf_counter() - started_all, 4)
     return report
 
@@ -158,8 +193,12 @@ def _static_checks(text: str, run: _Run) -> str | None:
         run.record("extract", f"Expected program text (str), got {type(text).__name__}.", t)
         return None
     extraction = extract_program(text)
-    if not run.record("extract", None if extraction.code else extraction.message, t,
-                      f"program found ({extraction.source})"):
+    if not run.record(
+        "extract",
+        None if extraction.code else extraction.message,
+        t,
+        f"program found ({extraction.source})",
+    ):
         return None
     code = report.program = extraction.code
 
@@ -187,8 +226,7 @@ def _static_checks(text: str, run: _Run) -> str | None:
     return code
 
 
-def _sandboxed(code: str, config: ValidationConfig, memory: Any, lease: Lease,
-               run: _Run) -> None:
+def _sandboxed(code: str, config: ValidationConfig, memory: Any, lease: Lease, run: _Run) -> None:
     report = run.report
     try:
         with lease() as worker:
@@ -205,11 +243,15 @@ def _load(code: str, worker: Worker, report: ValidationReport) -> tuple[Any, str
         return None, str(exc)
     problems = []
     if not info.has_reset or not info.has_step:
-        problems.append(f"{info.class_name} needs reset(self, seed=None, options=None) and "
-                        "step(self, action) methods.")
+        problems.append(
+            f"{info.class_name} needs reset(self, seed=None, options=None) and "
+            "step(self, action) methods."
+        )
     if info.max_turns is None or not contract.MIN_TURNS <= info.max_turns <= contract.MAX_TURNS:
-        problems.append(f"{info.class_name}.max_turns must be an int class attribute in "
-                        f"{contract.MIN_TURNS}..{contract.MAX_TURNS}.")
+        problems.append(
+            f"{info.class_name}.max_turns must be an int class attribute in "
+            f"{contract.MIN_TURNS}..{contract.MAX_TURNS}."
+        )
     if info.num_players not in (None, 1, 2):
         problems.append(f"num_players must be 1 or 2, not {info.num_players!r}.")
     if info.tool_env and (not info.has_check or not isinstance(info.tools, list) or not info.tools):
@@ -217,8 +259,7 @@ def _load(code: str, worker: Worker, report: ValidationReport) -> tuple[Any, str
     return info, " ".join(problems) if problems else None
 
 
-def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker,
-             run: _Run) -> None:
+def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker, run: _Run) -> None:
     report = run.report
     t = time.perf_counter()
     info, problem = _load(code, worker, report)
@@ -226,14 +267,16 @@ def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker,
         return
     max_turns = info.max_turns
     kind = "two_player" if info.num_players == 2 else "tool" if info.tool_env else "puzzle"
-    report.properties.update(skill=info.skill, max_turns=max_turns,
-                             num_players=info.num_players or 1, kind=kind)
+    report.properties.update(
+        skill=info.skill, max_turns=max_turns, num_players=info.num_players or 1, kind=kind
+    )
 
     t = time.perf_counter()
     if not run.record("api", _check_api(code, info, worker, config, report), t):
         return
-    ctx = checks.Context(worker=worker, info=info, max_turns=max_turns, config=config,
-                         properties=report.properties)
+    ctx = checks.Context(
+        worker=worker, info=info, max_turns=max_turns, config=config, properties=report.properties
+    )
     generation = worker.generation
 
     def guarded(name: str, check: Callable[[], str | None]) -> None:
@@ -255,16 +298,19 @@ def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker,
     from spadegym.validation.fuzz import fuzz  # hypothesis is heavy: imported when needed
 
     moves = sorted({a for e in ctx.solved for a in (e.solution or [])})[:20]
-    guarded("robust", lambda: fuzz(worker, ctx.info, moves, config.fuzz_examples,
-                                   config.fuzz_seed, max_turns))
+    guarded(
+        "robust",
+        lambda: fuzz(worker, ctx.info, moves, config.fuzz_examples, config.fuzz_seed, max_turns),
+    )
     guarded("budget", lambda: _check_budget(worker, ctx, config))
     guarded("hint", lambda: checks.check_hint(ctx))
     if memory is not None and all(c.passed for c in report.checks):
         _judge_novelty(report, memory)
 
 
-def _check_api(code: str, info: Any, worker: Worker, config: ValidationConfig,
-               report: ValidationReport) -> str | None:
+def _check_api(
+    code: str, info: Any, worker: Worker, config: ValidationConfig, report: ValidationReport
+) -> str | None:
     """reset/step return contract values; Gymnasium's checker accepts the wrapper."""
     from spadegym.validation.episodes import Episode, play
 
@@ -274,8 +320,10 @@ def _check_api(code: str, info: Any, worker: Worker, config: ValidationConfig,
         return f"Seed 0: {episode.error_during} failed: {episode.error}"
     report.properties["first_observation"] = episode.first_observation
     if info.num_players == 2 and episode.first_info.get("player") not in (0, 1):
-        return "A two-player game must name the player to act in info['player'] (0 or 1) " \
-               "after reset() and after every step."
+        return (
+            "A two-player game must name the player to act in info['player'] (0 or 1) "
+            "after reset() and after every step."
+        )
     if not config.check_env:
         return None
     from gymnasium.utils.env_checker import check_env
@@ -307,7 +355,7 @@ def _check_budget(worker: Worker, ctx: checks.Context, config: ValidationConfig)
         started = time.perf_counter()
         worker.reset(instance, 0, None)
         timings.append(time.perf_counter() - started)
-        for action in actions[:ctx.max_turns]:
+        for action in actions[: ctx.max_turns]:
             started = time.perf_counter()
             result = worker.step(instance, action)
             timings.append(time.perf_counter() - started)
@@ -320,21 +368,30 @@ def _check_budget(worker: Worker, ctx: checks.Context, config: ValidationConfig)
     batched = max((s for e in ctx.solved for s in e.step_seconds), default=0.0)
     slowest = max(max(timings), batched)
     if slowest > config.step_budget:
-        return (f"The slowest call took {slowest:.2f} s; reset() and step() must finish "
-                f"within {config.step_budget:g} s. Precompute less or search smarter.")
+        return (
+            f"The slowest call took {slowest:.2f} s; reset() and step() must finish "
+            f"within {config.step_budget:g} s. Precompute less or search smarter."
+        )
     peak = worker.peak_memory_mb() if hasattr(worker, "peak_memory_mb") else None
     if peak is not None:
         ctx.properties["peak_memory_mb"] = round(peak, 1)
         if peak > config.memory_budget_mb:
-            return (f"The worker's memory peaked at {peak:.0f} MiB; the budget is "
-                    f"{config.memory_budget_mb} MiB. Keep less state.")
+            return (
+                f"The worker's memory peaked at {peak:.0f} MiB; the budget is "
+                f"{config.memory_budget_mb} MiB. Keep less state."
+            )
     return None
 
 
-def validate_many(texts: Iterable[str], config: ValidationConfig | None = None, *,
-                  workers: int = 2, memory: Any = None, executor: Any = None,
-                  progress: Callable[[int, ValidationReport], None] | None = None,
-                  ) -> list[ValidationReport]:
+def validate_many(
+    texts: Iterable[str],
+    config: ValidationConfig | None = None,
+    *,
+    workers: int = 2,
+    memory: Any = None,
+    executor: Any = None,
+    progress: Callable[[int, ValidationReport], None] | None = None,
+) -> list[ValidationReport]:
     """Validate several programs concurrently, each in its own fresh worker.
 
     For validation that recurs over a long run, keep a ``Validator`` instead: it starts the
@@ -380,35 +437,54 @@ class Validator:
     waiting workers.
     """
 
-    def __init__(self, config: ValidationConfig | None = None, *, workers: int = 2,
-                 executor: Any = None, ahead: int | None = None, warm: bool = True):
+    def __init__(
+        self,
+        config: ValidationConfig | None = None,
+        *,
+        workers: int = 2,
+        executor: Any = None,
+        ahead: int | None = None,
+        warm: bool = True,
+    ):
         from spadegym.executors import LocalExecutor, get_executor
 
         self.config = config or ValidationConfig()
         self.executor = get_executor(executor, workers)
         self._owns_executor = self.executor is not executor
         local = isinstance(self.executor, LocalExecutor)
-        self.supply = WorkerSupply(self.config.sandbox,
-                                   (workers if ahead is None else ahead) if local else 0)
+        self.supply = WorkerSupply(
+            self.config.sandbox, (workers if ahead is None else ahead) if local else 0
+        )
         self._warming: threading.Thread | None = None
         if warm and local:
-            self._warming = threading.Thread(target=_warm_up, args=(self.config,),
-                                             name="spadegym-validation-warm-up", daemon=True)
+            self._warming = threading.Thread(
+                target=_warm_up,
+                args=(self.config,),
+                name="spadegym-validation-warm-up",
+                daemon=True,
+            )
             self._warming.start()
 
     def validate(self, text: str, *, memory: Any = None) -> ValidationReport:
         """``validate(text)`` in a worker from the supply, in this process."""
         return _validate(text, self.config, memory, self.supply.lease)
 
-    def validate_many(self, texts: Iterable[str], *, memory: Any = None,
-                      progress: Callable[[int, ValidationReport], None] | None = None,
-                      ) -> list[ValidationReport]:
+    def validate_many(
+        self,
+        texts: Iterable[str],
+        *,
+        memory: Any = None,
+        progress: Callable[[int, ValidationReport], None] | None = None,
+    ) -> list[ValidationReport]:
         """Validate several programs concurrently; see the module function ``validate_many``."""
         from spadegym.executors import LocalExecutor
 
         items = list(texts)
-        task = self.validate if isinstance(self.executor, LocalExecutor) \
+        task = (
+            self.validate
+            if isinstance(self.executor, LocalExecutor)
             else _RemoteValidation(self.config)
+        )
 
         def finished(k: int, result: Any) -> None:
             if progress is not None:
@@ -464,21 +540,32 @@ def _as_report(result: Any) -> ValidationReport:
     from spadegym.executors import TaskLost
 
     if isinstance(result, TaskLost):
-        return ValidationReport(ok=False, checks=[CheckResult(
-            "executor", False, f"The validation was lost: {result.reason}.")])
+        return ValidationReport(
+            ok=False,
+            checks=[CheckResult("executor", False, f"The validation was lost: {result.reason}.")],
+        )
     return result
 
 
 def _judge_novelty(report: ValidationReport, memory: Any) -> None:
     """Append the ``novelty`` check to a passing report."""
     started = time.perf_counter()
-    novelty = memory.check_novelty(report.program,
-                                   first_observation=report.properties.get("first_observation"))
-    report.properties["novelty"] = {"nearest_id": novelty.nearest_id,
-                                    "similarity": novelty.similarity}
+    novelty = memory.check_novelty(
+        report.program, first_observation=report.properties.get("first_observation")
+    )
+    report.properties["novelty"] = {
+        "nearest_id": novelty.nearest_id,
+        "similarity": novelty.similarity,
+    }
     passed = bool(novelty.novel)
-    report.checks.append(CheckResult("novelty", passed, "" if passed else novelty.reason,
-                                     round(time.perf_counter() - started, 4)))
+    report.checks.append(
+        CheckResult(
+            "novelty",
+            passed,
+            "" if passed else novelty.reason,
+            round(time.perf_counter() - started, 4),
+        )
+    )
     report.ok = passed
 
 

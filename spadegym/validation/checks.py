@@ -22,8 +22,10 @@ PROBE_ACTIONS = ["\\boxed{1}", "\\boxed{test}", "\\boxed{42}", ""]
 
 TRIVIAL_REPLIES = {"an empty reply": "", "an empty \\boxed{}": "\\boxed{}"}
 
-_WORDS = ("apple river stone seven blue quickly answer maybe yes no left right up down move "
-          "take drop open close north south east west one two three").split()
+_WORDS = (
+    "apple river stone seven blue quickly answer maybe yes no left right up down move "
+    "take drop open close north south east west one two three"
+).split()
 
 
 @dataclass
@@ -59,26 +61,38 @@ def check_solvable(ctx: Context) -> str | None:
     if ctx.two_player:
         return None
     if not ctx.info.has_solution:
-        return "The environment has no solution() method; one-player environments must return " \
-               "the list of replies that wins the current instance."
+        return (
+            "The environment has no solution() method; one-player environments must return "
+            "the list of replies that wins the current instance."
+        )
     episodes = [Episode(seed=s, use_solution=True, label="seed") for s in range(cfg.seeds)]
-    episodes += [Episode(seed=0, options={"difficulty": d}, use_solution=True, label="difficulty")
-                 for d in cfg.difficulties]
+    episodes += [
+        Episode(seed=0, options={"difficulty": d}, use_solution=True, label="difficulty")
+        for d in cfg.difficulties
+    ]
     play(ctx.worker, ctx.info, episodes, ctx.max_turns)
     ctx.solved = [e for e in episodes if e.label == "seed"]
     for episode in episodes:
         where = f"Seed {episode.seed}" + (
-            f" at difficulty {episode.options['difficulty']}" if episode.options else "")
+            f" at difficulty {episode.options['difficulty']}" if episode.options else ""
+        )
         if episode.error is not None:
             return ctx.episode_failure(episode)
         if episode.solution and len(episode.solution) > ctx.max_turns:
-            return (f"{where}: solution() has {len(episode.solution)} replies but max_turns is "
-                    f"{ctx.max_turns}; raise max_turns or shorten the game.")
+            return (
+                f"{where}: solution() has {len(episode.solution)} replies but max_turns is "
+                f"{ctx.max_turns}; raise max_turns or shorten the game."
+            )
         if not episode.won():
-            how = (f"the episode ended with reward {episode.outcome()}" if episode.terminated
-                   else "the episode did not terminate after the last solution reply")
-            return (f"{where}: playing solution() ({episode.turns} replies) does not win: {how}. "
-                    "solution() must return replies that win with reward 1.0 and terminated=True.")
+            how = (
+                f"the episode ended with reward {episode.outcome()}"
+                if episode.terminated
+                else "the episode did not terminate after the last solution reply"
+            )
+            return (
+                f"{where}: playing solution() ({episode.turns} replies) does not win: {how}. "
+                "solution() must return replies that win with reward 1.0 and terminated=True."
+            )
     lengths = [len(e.solution or []) for e in ctx.solved]
     ctx.properties["solution_turns"] = lengths
     return None
@@ -95,15 +109,20 @@ def check_procedural(ctx: Context) -> str | None:
         views = {e.first_observation for e in episodes}
     needed = min(3, len(seeds))
     if len(views) < needed:
-        return (f"Seeds {seeds[0]}..{seeds[-1]} gave only {len(views)} distinct instance(s); build "
-                "each instance from random.Random(seed) in reset() so seeds differ.")
+        return (
+            f"Seeds {seeds[0]}..{seeds[-1]} gave only {len(views)} distinct instance(s); build "
+            "each instance from random.Random(seed) in reset() so seeds differ."
+        )
     return None
 
 
 def _transcript_key(episode: Episode) -> Any:
-    return (episode.first_observation, episode.first_info,
-            [row[:5] for row in episode.transcript],
-            None if episode.error is None else str(episode.error))
+    return (
+        episode.first_observation,
+        episode.first_info,
+        [row[:5] for row in episode.transcript],
+        None if episode.error is None else str(episode.error),
+    )
 
 
 def check_determinism(ctx: Context) -> str | None:
@@ -119,9 +138,11 @@ def check_determinism(ctx: Context) -> str | None:
         first = _transcript_key(group[0])
         for other in group[1:]:
             if _transcript_key(other) != first:
-                return (f"Seed {group[0].seed}: two runs with the same seed and actions differ. "
-                        "Take all randomness from random.Random(seed) made in reset(), keep no "
-                        "state between instances, and never use time, id() or set order.")
+                return (
+                    f"Seed {group[0].seed}: two runs with the same seed and actions differ. "
+                    "Take all randomness from random.Random(seed) made in reset(), keep no "
+                    "state between instances, and never use time, id() or set order."
+                )
     return None
 
 
@@ -139,8 +160,13 @@ def check_not_trivial(ctx: Context) -> str | None:
         if len(ctx.solved) > 1:
             donor = ctx.solved[(seed + 1) % len(ctx.solved)]
             if donor.seed != seed and donor.solution:
-                episodes.append(Episode(seed=seed, actions=list(donor.solution),
-                                        label=f"the solution of seed {donor.seed}"))
+                episodes.append(
+                    Episode(
+                        seed=seed,
+                        actions=list(donor.solution),
+                        label=f"the solution of seed {donor.seed}",
+                    )
+                )
     play(ctx.worker, ctx.info, episodes, ctx.max_turns)
     borrowed_wins = 0
     for episode in episodes:
@@ -150,11 +176,15 @@ def check_not_trivial(ctx: Context) -> str | None:
             if episode.label.startswith("the solution"):
                 borrowed_wins += 1
                 continue
-            return (f"Seed {episode.seed}: {episode.label}, repeated every turn, wins. Winning "
-                    "must require the right moves for this instance.")
+            return (
+                f"Seed {episode.seed}: {episode.label}, repeated every turn, wins. Winning "
+                "must require the right moves for this instance."
+            )
     if borrowed_wins * 2 > len(seeds) and borrowed_wins > 0:
-        return (f"Another seed's solution wins {borrowed_wins} of {len(seeds)} seeds: the "
-                "instances are too alike. Make the answer depend on the seed.")
+        return (
+            f"Another seed's solution wins {borrowed_wins} of {len(seeds)} seeds: the "
+            "instances are too alike. Make the answer depend on the seed."
+        )
     first = next((e for e in episodes if e.repeat == "" and e.transcript), None)
     reacts = False
     if ctx.solved and first is not None and ctx.solved[0].transcript:
@@ -172,17 +202,27 @@ def _check_illegal_move_loses(ctx: Context) -> str | None:
             continue
         player = episode.first_info.get("player")
         if player not in (0, 1):
-            return (f"Seed {episode.seed}: reset() must put the player to act in info['player'] "
-                    "(0 or 1) in a two-player game.")
+            return (
+                f"Seed {episode.seed}: reset() must put the player to act in info['player'] "
+                "(0 or 1) in a two-player game."
+            )
         if not episode.terminated:
-            return (f"Seed {episode.seed}: an empty reply did not end the game; an illegal move "
-                    "must end it as a loss for the player who made it.")
+            return (
+                f"Seed {episode.seed}: an empty reply did not end the game; an illegal move "
+                "must end it as a loss for the player who made it."
+            )
         outcome = episode.transcript[-1][4].get("outcome")
-        if (not isinstance(outcome, list) or len(outcome) != 2
-                or not all(isinstance(x, int | float) for x in outcome)
-                or abs(outcome[0] + outcome[1]) > 1e-9 or not outcome[player] < 0):
-            return (f"Seed {episode.seed}: after an illegal move info['outcome'] is {outcome!r}; "
-                    "it must be [r0, r1] with r0 + r1 == 0 and a negative value for the mover.")
+        if (
+            not isinstance(outcome, list)
+            or len(outcome) != 2
+            or not all(isinstance(x, int | float) for x in outcome)
+            or abs(outcome[0] + outcome[1]) > 1e-9
+            or not outcome[player] < 0
+        ):
+            return (
+                f"Seed {episode.seed}: after an illegal move info['outcome'] is {outcome!r}; "
+                "it must be [r0, r1] with r0 + r1 == 0 and a negative value for the mover."
+            )
     ctx.properties["multi_turn"] = True
     return None
 
@@ -206,14 +246,18 @@ def check_hint(ctx: Context) -> str | None:
         if not hint.strip():
             return f"Seed {seed}: hint() returned an empty string; return 1-3 sentences."
         if len(hint) >= contract.MAX_HINT_CHARS:
-            return (f"Seed {seed}: hint() is {len(hint)} characters; keep it under "
-                    f"{contract.MAX_HINT_CHARS} (1-3 sentences).")
+            return (
+                f"Seed {seed}: hint() is {len(hint)} characters; keep it under "
+                f"{contract.MAX_HINT_CHARS} (1-3 sentences)."
+            )
         if len(_SENTENCE_END.findall(hint)) > 3:
             return f"Seed {seed}: hint() has more than 3 sentences; keep it to 1-3."
         leak = hint_leak(hint, episode.solution if episode else None)
         if leak:
-            return (f"Seed {seed}: hint() contains {leak}, which gives the answer away; describe "
-                    "the approach, not the moves.")
+            return (
+                f"Seed {seed}: hint() contains {leak}, which gives the answer away; describe "
+                "the approach, not the moves."
+            )
     ctx.properties["hint"] = hints[0] if hints else None
     return None
 

@@ -89,12 +89,15 @@ def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: 
             episode.error, episode.error_during = exc, "creating the environment"
             instances.append(None)
     live = [k for k, iid in enumerate(instances) if iid is not None]
-    resets = [{"op": "reset", "i": instances[k], "seed": episodes[k].seed,
-               "options": episodes[k].options} for k in live]
+    resets = [
+        {"op": "reset", "i": instances[k], "seed": episodes[k].seed, "options": episodes[k].options}
+        for k in live
+    ]
     for k, answer in zip(live, _exchange(worker, resets, call_timeout)):
         try:
             episodes[k].first_observation, episodes[k].first_info = _check(
-                _value(answer, "reset"), protocol.check_reset)
+                _value(answer, "reset"), protocol.check_reset
+            )
         except ProgramError as exc:
             episodes[k].error, episodes[k].error_during = exc, "reset()"
     live = [k for k in live if episodes[k].error is None]
@@ -112,8 +115,9 @@ def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: 
         if not batch:
             break
         started = time.perf_counter()
-        answers = _exchange(worker, [{"op": "step", "i": instances[k], "a": a} for k, a in batch],
-                            call_timeout)
+        answers = _exchange(
+            worker, [{"op": "step", "i": instances[k], "a": a} for k, a in batch], call_timeout
+        )
         per_step = (time.perf_counter() - started) / len(batch)
         still = []
         for (k, action), answer in zip(batch, answers):
@@ -121,11 +125,13 @@ def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: 
             episode.step_seconds.append(per_step)
             try:
                 obs, reward, terminated, truncated, step_info = _check(
-                    _value(answer, "step"), protocol.check_step)
+                    _value(answer, "step"), protocol.check_step
+                )
             except ProgramError as exc:
                 episode.error = exc
-                episode.error_during = f"step() on turn {episode.turns + 1} with action " \
-                                       f"{_show(action)}"
+                episode.error_during = (
+                    f"step() on turn {episode.turns + 1} with action {_show(action)}"
+                )
                 continue
             episode.transcript.append([obs, reward, terminated, truncated, step_info, action])
             episode.terminated, episode.truncated = terminated, truncated

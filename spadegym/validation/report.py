@@ -77,7 +77,12 @@ class ValidationReport:
     def from_dict(cls, data: dict[str, Any]) -> ValidationReport:
         """Rebuild a report saved with ``to_dict``."""
         checks = [CheckResult(**c) for c in data.get("checks", [])]
-        return cls(ok=bool(data.get("ok")), checks=checks, not_run=list(data.get("not_run", [])),
-                   program=data.get("program"), class_name=data.get("class_name"),
-                   properties=dict(data.get("properties", {})),
-                   seconds=float(data.get("seconds", 0.0)))
+        return cls(
+            ok=bool(data.get("ok")),
+            checks=checks,
+            not_run=list(data.get("not_run", [])),
+            program=data.get("program"),
+            class_name=data.get("class_name"),
+            properties=dict(data.get("properties", {})),
+            seconds=float(data.get("seconds", 0.0)),
+        )

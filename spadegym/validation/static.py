@@ -11,8 +11,10 @@ def check_size(code: str) -> str | None:
     """The program must be at most the contract's size."""
     size = len(code.encode("utf-8", "surrogatepass"))
     if size > contract.MAX_PROGRAM_BYTES:
-        return (f"The program is {size} bytes; the limit is {contract.MAX_PROGRAM_BYTES}. "
-                "Write a smaller program.")
+        return (
+            f"The program is {size} bytes; the limit is {contract.MAX_PROGRAM_BYTES}. "
+            "Write a smaller program."
+        )
     if not code.strip():
         return "The program is empty."
     return None
@@ -30,8 +32,13 @@ def check_syntax(code: str) -> tuple[ast.Module | None, str | None]:
 
 def env_classes(tree: ast.Module) -> list[ast.ClassDef]:
     """Top-level public classes whose names end in ``Env``."""
-    return [node for node in tree.body if isinstance(node, ast.ClassDef)
-            and node.name.endswith("Env") and not node.name.startswith("_")]
+    return [
+        node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and node.name.endswith("Env")
+        and not node.name.startswith("_")
+    ]
 
 
 def _accepts(func: ast.FunctionDef, names: tuple[str, ...]) -> bool:
@@ -47,36 +54,50 @@ def check_structure(tree: ast.Module) -> tuple[ast.ClassDef | None, list[str]]:
     """One ``*Env`` class with a docstring, and methods with callable signatures."""
     classes = env_classes(tree)
     if not classes:
-        return None, ["The program defines no class whose name ends in 'Env'; define exactly one "
-                      "(for example class LockPickEnv:)."]
+        return None, [
+            "The program defines no class whose name ends in 'Env'; define exactly one "
+            "(for example class LockPickEnv:)."
+        ]
     if len(classes) > 1:
         names = ", ".join(c.name for c in classes)
-        return None, [f"The program defines {len(classes)} classes whose names end in 'Env' "
-                      f"({names}); keep exactly one and rename the helpers."]
+        return None, [
+            f"The program defines {len(classes)} classes whose names end in 'Env' "
+            f"({names}); keep exactly one and rename the helpers."
+        ]
     cls = classes[0]
     problems = []
     doc = ast.get_docstring(cls)
     if not doc or not doc.strip().splitlines()[0].strip():
-        problems.append(f"Line {cls.lineno}: {cls.name} needs a docstring: a title line, then "
-                        "what the player must do and how answers are written.")
+        problems.append(
+            f"Line {cls.lineno}: {cls.name} needs a docstring: a title line, then "
+            "what the player must do and how answers are written."
+        )
     methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
     for name, node in methods.items():
-        if isinstance(node, ast.AsyncFunctionDef) and name in ("reset", "step", "solution",
-                                                                "hint", "check"):
+        if isinstance(node, ast.AsyncFunctionDef) and name in (
+            "reset",
+            "step",
+            "solution",
+            "hint",
+            "check",
+        ):
             problems.append(f"Line {node.lineno}: {name} must be a plain method, not async.")
     signatures = {"reset": ("seed", "options"), "step": ("action",), "solution": (), "hint": ()}
     for name, params in signatures.items():
         node = methods.get(name)
         if isinstance(node, ast.FunctionDef) and not _accepts(node, params):
-            wanted = ", ".join(("self",) + tuple(f"{p}=None" if name == "reset" else p
-                                                 for p in params))
+            wanted = ", ".join(
+                ("self",) + tuple(f"{p}=None" if name == "reset" else p for p in params)
+            )
             problems.append(f"Line {node.lineno}: {name} must accept ({wanted}).")
     init = methods.get("__init__")
     if isinstance(init, ast.FunctionDef):
         required = len(init.args.args) - 1 - len(init.args.defaults)
         if required > 0 or any(d is None for d in init.args.kw_defaults):
-            problems.append(f"Line {init.lineno}: __init__ must work with no arguments "
-                            "(give every parameter a default).")
+            problems.append(
+                f"Line {init.lineno}: __init__ must work with no arguments "
+                "(give every parameter a default)."
+            )
     return cls, problems
 
 

@@ -25,8 +25,9 @@ class Completion:
 class GenerationEngine(Protocol):
     """What the loop needs from an engine."""
 
-    def generate(self, prompts: Sequence[list[int]], role: str,
-                 max_new_tokens: int) -> list[Completion]:
+    def generate(
+        self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
+    ) -> list[Completion]:
         """Sample one reply per prompt with the adapter of ``role``."""
         ...
 
@@ -39,15 +40,20 @@ class GenerationEngine(Protocol):
         ...
 
 
-def encode_chat(tokenizer: Any, messages: Sequence[dict[str, str]], max_tokens: int,
-                template_kwargs: dict[str, Any] | None = None) -> list[int]:
+def encode_chat(
+    tokenizer: Any,
+    messages: Sequence[dict[str, str]],
+    max_tokens: int,
+    template_kwargs: dict[str, Any] | None = None,
+) -> list[int]:
     """Chat messages -> prompt token ids with the generation prompt, keeping the last tokens.
 
     The end of a prompt holds the request and the generation prompt, so an over-long prompt
     loses its beginning.
     """
-    text = tokenizer.apply_chat_template(list(messages), tokenize=False,
-                                         add_generation_prompt=True, **(template_kwargs or {}))
+    text = tokenizer.apply_chat_template(
+        list(messages), tokenize=False, add_generation_prompt=True, **(template_kwargs or {})
+    )
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     return ids[-max_tokens:]
 

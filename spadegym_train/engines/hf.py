@@ -31,8 +31,9 @@ class HFEngine:
         self.stop_ids = {s for s in stops if s is not None}
 
     @torch.no_grad()
-    def generate(self, prompts: Sequence[list[int]], role: str,
-                 max_new_tokens: int) -> list[Completion]:
+    def generate(
+        self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
+    ) -> list[Completion]:
         """Sample one reply per prompt with the adapter of ``role``."""
         policy = self.policy
         policy.use(role)
@@ -41,22 +42,28 @@ class HFEngine:
         results: list[Completion | None] = [None] * len(prompts)
         size = self.config.generation_batch_size
         for start in range(0, len(order), size):
-            chunk = order[start:start + size]
+            chunk = order[start : start + size]
             width = max(len(prompts[k]) for k in chunk)
             ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
             mask = torch.zeros((len(chunk), width), dtype=torch.long)
             for row, k in enumerate(chunk):
                 prompt = prompts[k]
-                ids[row, width - len(prompt):] = torch.tensor(prompt, dtype=torch.long)
-                mask[row, width - len(prompt):] = 1
+                ids[row, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
+                mask[row, width - len(prompt) :] = 1
             output = policy.model.generate(
-                input_ids=ids.to(policy.device), attention_mask=mask.to(policy.device),
-                do_sample=True, temperature=self.config.temperature, top_p=self.config.top_p,
-                top_k=0, max_new_tokens=max_new_tokens, pad_token_id=self.pad_id,
-                eos_token_id=sorted(self.stop_ids), use_cache=True)
+                input_ids=ids.to(policy.device),
+                attention_mask=mask.to(policy.device),
+                do_sample=True,
+                temperature=self.config.temperature,
+                top_p=self.config.top_p,
+                top_k=0,
+                max_new_tokens=max_new_tokens,
+                pad_token_id=self.pad_id,
+                eos_token_id=sorted(self.stop_ids),
+                use_cache=True,
+            )
             for row, k in enumerate(chunk):
-                response = trim_response(output[row, width:].tolist(), self.stop_ids,
-                                         self.pad_id)
+                response = trim_response(output[row, width:].tolist(), self.stop_ids, self.pad_id)
                 text = policy.tokenizer.decode(response, skip_special_tokens=True)
                 results[k] = Completion(list(prompts[k]), response, text)
         return results  # type: ignore[return-value]

@@ -29,8 +29,10 @@ class VLLMEngine:
             from vllm import LLM, SamplingParams
             from vllm.lora.request import LoRARequest
         except ImportError as exc:
-            raise ConfigError("engine='vllm' needs vLLM: pip install 'spadegym[vllm]' (on a "
-                              "CUDA machine), or use engine='hf'.") from exc
+            raise ConfigError(
+                "engine='vllm' needs vLLM: pip install 'spadegym[vllm]' (on a "
+                "CUDA machine), or use engine='hf'."
+            ) from exc
         self._sampling = SamplingParams
         self._lora_request = LoRARequest
         self.config = config
@@ -39,15 +41,20 @@ class VLLMEngine:
         kwargs: dict[str, Any] = {}
         if config.load_in_4bit:
             kwargs["quantization"] = "bitsandbytes"
-        self.llm = LLM(model=policy.base_path, tokenizer=policy.base_path
-                       if Path(policy.base_path).exists() else config.model,
-                       enable_lora=True, max_lora_rank=config.lora_r,
-                       max_loras=len(set(policy.adapters.values())),
-                       gpu_memory_utilization=config.vllm_gpu_memory_utilization,
-                       seed=config.seed, dtype="bfloat16", enable_prefix_caching=True,
-                       max_model_len=config.max_prompt_tokens + max(
-                           config.designer_max_new_tokens, config.solver_max_new_tokens),
-                       **kwargs)
+        self.llm = LLM(
+            model=policy.base_path,
+            tokenizer=policy.base_path if Path(policy.base_path).exists() else config.model,
+            enable_lora=True,
+            max_lora_rank=config.lora_r,
+            max_loras=len(set(policy.adapters.values())),
+            gpu_memory_utilization=config.vllm_gpu_memory_utilization,
+            seed=config.seed,
+            dtype="bfloat16",
+            enable_prefix_caching=True,
+            max_model_len=config.max_prompt_tokens
+            + max(config.designer_max_new_tokens, config.solver_max_new_tokens),
+            **kwargs,
+        )
         self.requests: dict[str, Any] = {}
         self._next_id = 1
         tokenizer = policy.tokenizer
@@ -62,18 +69,26 @@ class VLLMEngine:
             self.requests[name] = self._lora_request(f"{name}-{step}", self._next_id, folder)
             self._next_id += 1
 
-    def generate(self, prompts: Sequence[list[int]], role: str,
-                 max_new_tokens: int) -> list[Completion]:
+    def generate(
+        self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
+    ) -> list[Completion]:
         """Sample one reply per prompt with the adapter of ``role``."""
-        params = self._sampling(temperature=self.config.temperature, top_p=self.config.top_p,
-                                max_tokens=max_new_tokens, stop_token_ids=sorted(self.stop_ids))
+        params = self._sampling(
+            temperature=self.config.temperature,
+            top_p=self.config.top_p,
+            max_tokens=max_new_tokens,
+            stop_token_ids=sorted(self.stop_ids),
+        )
         request = self.requests[self.policy.adapter_for(role)]
-        outputs = self.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], params,
-                                    lora_request=request, use_tqdm=False)
+        outputs = self.llm.generate(
+            [{"prompt_token_ids": list(p)} for p in prompts],
+            params,
+            lora_request=request,
+            use_tqdm=False,
+        )
         completions = []
         for prompt, output in zip(prompts, outputs, strict=True):
-            response = trim_response(list(output.outputs[0].token_ids), self.stop_ids,
-                                     None)
+            response = trim_response(list(output.outputs[0].token_ids), self.stop_ids, None)
             text = self.policy.tokenizer.decode(response, skip_special_tokens=True)
             completions.append(Completion(list(prompt), response, text))
         return completions

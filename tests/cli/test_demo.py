@@ -16,8 +16,16 @@ from spadegym.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "good"
-ACCEPTED = ("IceMaze", "SequenceStreak", "BankSettlement", "Nim", "CircuitProbe", "ChangeMaker",
-            "LightsOut", "BalanceScale")
+ACCEPTED = (
+    "IceMaze",
+    "SequenceStreak",
+    "BankSettlement",
+    "Nim",
+    "CircuitProbe",
+    "ChangeMaker",
+    "LightsOut",
+    "BalanceScale",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +46,8 @@ def test_the_bundled_replies_ship_inside_the_package_and_match_the_test_recordin
     recorded = ROOT / "tests" / "data" / "replays" / "designer.jsonl"
     assert REPLAYS.read_bytes() == recorded.read_bytes(), (
         "spadegym/demo_data/designer.jsonl differs from tests/data/replays/designer.jsonl; "
-        "copy the recordings over after running make_replays.py")
+        "copy the recordings over after running make_replays.py"
+    )
     assert design_reply_count() == 15
 
 
@@ -86,15 +95,28 @@ def test_the_demo_generates_plays_tabulates_and_reports_offline(tmp_path, monkey
     assert sorted(cards.ids) == sorted(f"spade/{n}-v0" for n in ACCEPTED)
     assert "recorded replies (replayed offline; no model ran)" in page.read_text()
     assert {p.name for p in (page.parent / "img").iterdir()} == {
-        "skills.png", "funnel.png", "check_times.png"}
+        "skills.png",
+        "funnel.png",
+        "check_times.png",
+    }
     assert sorted(e.id for e in Registry(workdir / "registry").list()) == sorted(
-        f"spade/{n}-v0" for n in ACCEPTED)
+        f"spade/{n}-v0" for n in ACCEPTED
+    )
     assert seconds < 120
 
 
 def test_a_missing_model_is_a_clear_error(tmp_path, capsys):
-    code = main(["demo", "--workdir", str(tmp_path / "w"), "--llm", "hf:" + str(tmp_path / "no"),
-                 "--embedder", "hashing"])
+    code = main(
+        [
+            "demo",
+            "--workdir",
+            str(tmp_path / "w"),
+            "--llm",
+            "hf:" + str(tmp_path / "no"),
+            "--embedder",
+            "hashing",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "cannot load a model" in err or "TransformersChat needs torch" in err

@@ -37,10 +37,16 @@ def test_json_output_is_one_array(capsys):
     assert set(check) >= {"name", "passed", "message"} and check["name"] == "policy"
 
 
-@pytest.mark.parametrize("argv", [["validate"], ["validate", "/no/such/file.py"],
-                                  ["validate", "--seeds", "1", str(GOOD)],
-                                  ["validate", "--difficulties", "9", str(GOOD)],
-                                  ["no-such-command"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate"],
+        ["validate", "/no/such/file.py"],
+        ["validate", "--seeds", "1", str(GOOD)],
+        ["validate", "--difficulties", "9", str(GOOD)],
+        ["no-such-command"],
+    ],
+)
 def test_usage_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as exited:
         code = main(argv)
@@ -49,8 +55,12 @@ def test_usage_errors_exit_2(argv, capsys):
 
 
 def test_console_script_runs_in_a_subprocess():
-    done = subprocess.run([sys.executable, "-m", "spadegym.cli", "validate", str(GOOD)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "spadegym.cli", "validate", str(GOOD)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
 
 

@@ -14,8 +14,13 @@ def test_default_corpus_is_large_varied_and_within_the_word_budget():
     corpus = default_corpus()
     assert len(corpus) >= 300
     topics = corpus.topics()
-    assert set(topics) == {"science", "mathematics", "everyday procedures", "games",
-                           "software tools and APIs"}
+    assert set(topics) == {
+        "science",
+        "mathematics",
+        "everyday procedures",
+        "games",
+        "software tools and APIs",
+    }
     assert min(topics.values()) >= 50
     for doc in corpus:
         assert 80 <= doc.words <= 250, doc.id
@@ -27,10 +32,12 @@ def test_default_corpus_is_large_varied_and_within_the_word_budget():
 
 def test_jsonl_reads_text_or_orig_doc_and_keeps_ids(tmp_path):
     path = tmp_path / "docs.jsonl"
-    lines = [{"text": "alpha beta gamma", "id": "a1", "title": "A"},
-             {"orig_doc": "delta epsilon"},
-             {"orig_doc": "delta epsilon"},  # the same text without an id: kept once
-             {"text": "   "}]
+    lines = [
+        {"text": "alpha beta gamma", "id": "a1", "title": "A"},
+        {"orig_doc": "delta epsilon"},
+        {"orig_doc": "delta epsilon"},  # the same text without an id: kept once
+        {"text": "   "},
+    ]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n")
     corpus = Corpus.from_jsonl(path)
     assert [d.id for d in corpus][0] == "a1"
@@ -51,8 +58,9 @@ def test_jsonl_errors_name_the_line_and_the_fix(tmp_path):
     path.write_text("not json\n")
     with pytest.raises(ConfigError, match="bad.jsonl:1 is not JSON"):
         Corpus.from_jsonl(path)
-    path.write_text(json.dumps({"id": "x", "text": "a"}) + "\n" + json.dumps(
-        {"id": "x", "text": "b"}) + "\n")
+    path.write_text(
+        json.dumps({"id": "x", "text": "a"}) + "\n" + json.dumps({"id": "x", "text": "b"}) + "\n"
+    )
     with pytest.raises(ConfigError, match="document id 'x' appears twice"):
         Corpus.from_jsonl(path)
     with pytest.raises(ConfigError, match="neither a file nor a folder"):

@@ -15,7 +15,8 @@ from spadegym.memory import EnvironmentMemory, HashingEmbedder
 from spadegym.registry import Registry
 
 pytestmark = pytest.mark.filterwarnings(
-    "ignore::spadegym.registry.ShadowedEnvironmentWarning")  # each test's registry shares ids
+    "ignore::spadegym.registry.ShadowedEnvironmentWarning"
+)  # each test's registry shares ids
 
 REPLAYS = Path(__file__).resolve().parents[1] / "data" / "replays"
 PROGRAMS = REPLAYS / "programs"
@@ -25,8 +26,9 @@ DOCS = ["A document about weighing coins, paying exact change and wiring lamps."
 @pytest.fixture
 def stores(tmp_path, monkeypatch):
     monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", "")
-    return Registry(tmp_path / "registry"), EnvironmentMemory(tmp_path / "memory",
-                                                               HashingEmbedder())
+    return Registry(tmp_path / "registry"), EnvironmentMemory(
+        tmp_path / "memory", HashingEmbedder()
+    )
 
 
 def log_records(path) -> list[dict]:
@@ -41,15 +43,38 @@ def test_replayed_run_registers_exactly_the_valid_novel_ones(stores, tmp_path, c
     registry, memory = stores
     recorded = [json.loads(x) for x in (REPLAYS / "designer.jsonl").read_text().splitlines()]
     designs = [r for r in recorded if r.get("purpose", "design") == "design"]
-    report = generate(len(designs), ReplayChat(REPLAYS / "designer.jsonl"), DOCS,
-                      registry=registry, memory=memory, max_repairs=2, concurrency=8, seed=1,
-                      log=tmp_path / "run.jsonl")
-    assert report.counts == {"accepted": 8, "rejected": 5, "duplicate": 2, "error": 0,
-                             "interrupted": 0}
+    report = generate(
+        len(designs),
+        ReplayChat(REPLAYS / "designer.jsonl"),
+        DOCS,
+        registry=registry,
+        memory=memory,
+        max_repairs=2,
+        concurrency=8,
+        seed=1,
+        log=tmp_path / "run.jsonl",
+    )
+    assert report.counts == {
+        "accepted": 8,
+        "rejected": 5,
+        "duplicate": 2,
+        "error": 0,
+        "interrupted": 0,
+    }
     names = sorted(e.id for e in registry.list())
-    assert names == sorted(f"spade/{n}-v0" for n in (
-        "IceMaze", "SequenceStreak", "BankSettlement", "Nim", "CircuitProbe", "ChangeMaker",
-        "LightsOut", "BalanceScale"))
+    assert names == sorted(
+        f"spade/{n}-v0"
+        for n in (
+            "IceMaze",
+            "SequenceStreak",
+            "BankSettlement",
+            "Nim",
+            "CircuitProbe",
+            "ChangeMaker",
+            "LightsOut",
+            "BalanceScale",
+        )
+    )
     assert sorted(report.env_ids) == names and len(memory) == 8
 
     # Every reply, accepted or not, is in the log: each recorded reply was served once.
@@ -73,8 +98,10 @@ def test_replayed_run_registers_exactly_the_valid_novel_ones(stores, tmp_path, c
     assert provenance["origin"] == "generate" and provenance["repairs"] == 0
     assert provenance["document_id"] == probe.document_id
     assert provenance["log_id"] == f"c{probe.index:04d}-t0"
-    assert next(c for c in report.candidates if c.env_id == "spade/IceMaze-v0").hint_source \
+    assert (
+        next(c for c in report.candidates if c.env_id == "spade/IceMaze-v0").hint_source
         == "program"
+    )
 
     err = capsys.readouterr().err
     assert "generate 15/15" in err and "accepted 8" in err
@@ -84,16 +111,38 @@ def test_replayed_run_registers_exactly_the_valid_novel_ones(stores, tmp_path, c
 
 def test_a_repair_that_succeeds_on_the_second_turn(stores, tmp_path, capsys):
     registry, memory = stores
-    broken = (PROGRAMS / "lights_out.py").read_text().replace(
-        "        return (\n            f\"{lead}\\n{board}",
-        "        return \"{}\".format(lead) + (\n            f\"\\n{board}")
+    broken = (
+        (PROGRAMS / "lights_out.py")
+        .read_text()
+        .replace(
+            '        return (\n            f"{lead}\\n{board}',
+            '        return "{}".format(lead) + (\n            f"\\n{board}',
+        )
+    )
     assert ".format(" in broken
     replay = tmp_path / "replay.jsonl"
-    replay.write_text(json.dumps({"reply": f"```python\n{broken}```"}) + "\n" + json.dumps(
-        {"reply": fenced("lights_out", "Fixed."), "purpose": "repair",
-         "match": "class LightsOutEnv"}) + "\n")
-    report = generate(1, ReplayChat(replay), DOCS, registry=registry, memory=memory,
-                      max_repairs=1, progress=False, log=tmp_path / "run.jsonl")
+    replay.write_text(
+        json.dumps({"reply": f"```python\n{broken}```"})
+        + "\n"
+        + json.dumps(
+            {
+                "reply": fenced("lights_out", "Fixed."),
+                "purpose": "repair",
+                "match": "class LightsOutEnv",
+            }
+        )
+        + "\n"
+    )
+    report = generate(
+        1,
+        ReplayChat(replay),
+        DOCS,
+        registry=registry,
+        memory=memory,
+        max_repairs=1,
+        progress=False,
+        log=tmp_path / "run.jsonl",
+    )
     cand = report.candidates[0]
     assert cand.status == "accepted" and cand.env_id == "spade/LightsOut-v0"
     assert [t.purpose for t in cand.turns] == ["design", "repair"]
@@ -119,8 +168,13 @@ class Interrupting:
 
 def test_resume_after_an_interrupted_run(stores, tmp_path):
     registry, memory = stores
-    broken = (PROGRAMS / "balance_scale.py").read_text().replace(
-        "max_turns = 6", "max_turns = 6\n    def __init__(self, _secret=None):\n        pass")
+    broken = (
+        (PROGRAMS / "balance_scale.py")
+        .read_text()
+        .replace(
+            "max_turns = 6", "max_turns = 6\n    def __init__(self, _secret=None):\n        pass"
+        )
+    )
     lines = [
         {"reply": fenced("lights_out"), "match": "skill Skill_A"},
         {"reply": f"```python\n{broken}```", "match": "skill Skill_B"},
@@ -129,8 +183,14 @@ def test_resume_after_an_interrupted_run(stores, tmp_path):
     ]
     replay = tmp_path / "replay.jsonl"
     replay.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    settings = dict(skills=("Skill_A", "Skill_B", "Skill_C"), registry=registry, memory=memory,
-                    concurrency=1, progress=False, log=tmp_path / "run.jsonl")
+    settings = dict(
+        skills=("Skill_A", "Skill_B", "Skill_C"),
+        registry=registry,
+        memory=memory,
+        concurrency=1,
+        progress=False,
+        log=tmp_path / "run.jsonl",
+    )
 
     first = Interrupting(ReplayChat(replay), at=3)  # slot 0, slot 1's design, then Ctrl-C
     report = generate(3, first, DOCS, **settings)
@@ -151,7 +211,10 @@ def test_resume_after_an_interrupted_run(stores, tmp_path):
     assert sorted(ids) == ["c0000-t0", "c0001-t0", "c0001-t1", "c0002-t0"]
     assert sum(r["event"] == "interrupted" for r in records) == 1
     assert sorted(e.id for e in registry.list()) == [
-        "spade/BalanceScale-v0", "spade/ChangeMaker-v0", "spade/LightsOut-v0"]
+        "spade/BalanceScale-v0",
+        "spade/ChangeMaker-v0",
+        "spade/LightsOut-v0",
+    ]
 
     # The same command once more: everything is read back, nothing is asked.
     third = Interrupting(ReplayChat(replay), at=1)
@@ -166,8 +229,15 @@ def test_a_failing_model_is_an_error_not_a_crash(stores, tmp_path):
     registry, memory = stores
     replay = tmp_path / "replay.jsonl"
     replay.write_text(json.dumps({"reply": "x", "purpose": "repair"}) + "\n")
-    report = generate(2, ReplayChat(replay), DOCS, registry=registry, memory=memory,
-                      progress=False, log=tmp_path / "run.jsonl")
+    report = generate(
+        2,
+        ReplayChat(replay),
+        DOCS,
+        registry=registry,
+        memory=memory,
+        progress=False,
+        log=tmp_path / "run.jsonl",
+    )
     assert [c.status for c in report.candidates] == ["error", "error"]
     assert "no recorded design reply is left" in report.candidates[0].reason
     errors = [r for r in log_records(tmp_path / "run.jsonl") if r["event"] == "llm_error"]
@@ -195,15 +265,26 @@ def test_the_prompt_shows_frontier_negative_and_nearby_environments(stores, tmp_
     memory.record_plays("spade/LightsOut-v0", plain=[1.0, 0.0], hint=[1.0, 1.0])
     memory.record_plays("spade/BalanceScale-v0", plain=[1.0, 1.0, 1.0], hint=[1.0])
     replay = tmp_path / "replay.jsonl"
-    replay.write_text(json.dumps({"reply": fenced("change_maker"),
-                                  "match": "class LightsOutEnv"}) + "\n")
-    report = generate(1, ReplayChat(replay), DOCS, skills=("Optimization",), registry=registry,
-                      memory=memory, progress=False, log=tmp_path / "run.jsonl")
+    replay.write_text(
+        json.dumps({"reply": fenced("change_maker"), "match": "class LightsOutEnv"}) + "\n"
+    )
+    report = generate(
+        1,
+        ReplayChat(replay),
+        DOCS,
+        skills=("Optimization",),
+        registry=registry,
+        memory=memory,
+        progress=False,
+        log=tmp_path / "run.jsonl",
+    )
     cand = report.candidates[0]
     assert cand.status == "accepted", cand.reason
     prompt = cand.prompt[1]["content"]
-    assert "### Lights out: switch off every light on the board. (spade/LightsOut-v0; " \
-           "skill Spatial_Reasoning, win rate 0.50, hint regret 0.50)" in prompt
+    assert (
+        "### Lights out: switch off every light on the board. (spade/LightsOut-v0; "
+        "skill Spatial_Reasoning, win rate 0.50, hint regret 0.50)" in prompt
+    )
     assert "because it was too easy" in prompt and "spade/BalanceScale-v0" in prompt
     assert "These environments already exist near this document" in prompt
     assert cand.novelty is not None and cand.novelty["novel"] is True

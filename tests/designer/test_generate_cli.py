@@ -23,8 +23,17 @@ def run(argv: list[str]) -> int:
 def test_generate_command_prints_a_table_or_json(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", "")
     monkeypatch.setenv("SPADEGYM_HOME", str(tmp_path / "home"))
-    base = ["--llm", f"replay:{REPLAY}", "--registry", str(tmp_path / "reg"),
-            "--skill", "Logical_Deduction", "--concurrency", "2", "--no-memory"]
+    base = [
+        "--llm",
+        f"replay:{REPLAY}",
+        "--registry",
+        str(tmp_path / "reg"),
+        "--skill",
+        "Logical_Deduction",
+        "--concurrency",
+        "2",
+        "--no-memory",
+    ]
     assert run(["-n", "2", *base]) == 0
     out, err = capsys.readouterr()
     assert "spade/IceMaze-v0" in out and "2 accepted" in out
@@ -43,16 +52,32 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     assert "--difficulty 'hard' is not a number" in capsys.readouterr().err
     assert run(["--llm", "nosuch:x"]) == 2
     assert "unknown scheme 'nosuch'" in capsys.readouterr().err
-    assert run(["--llm", f"replay:{REPLAY}", "--difficulty", "9",
-                "--registry", str(tmp_path / "r")]) == 2
+    assert (
+        run(["--llm", f"replay:{REPLAY}", "--difficulty", "9", "--registry", str(tmp_path / "r")])
+        == 2
+    )
     assert "designer difficulties are 1..5" in capsys.readouterr().err
 
 
 def test_the_default_memory_is_used_and_created(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", "")
     monkeypatch.setenv("SPADEGYM_HOME", str(tmp_path / "home"))
-    assert run(["-n", "1", "--llm", f"replay:{REPLAY}", "--registry", str(tmp_path / "reg"),
-                "--concurrency", "1", "--quiet"]) == 0
+    assert (
+        run(
+            [
+                "-n",
+                "1",
+                "--llm",
+                f"replay:{REPLAY}",
+                "--registry",
+                str(tmp_path / "reg"),
+                "--concurrency",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     from spadegym.memory.default import open_memory
 
     memory = open_memory(tmp_path / "home" / "memory")

@@ -23,7 +23,8 @@ from spadegym.memory import EnvironmentMemory, HashingEmbedder
 from spadegym.registry import Registry
 
 pytestmark = pytest.mark.filterwarnings(
-    "ignore::spadegym.registry.ShadowedEnvironmentWarning")  # each test's registry shares ids
+    "ignore::spadegym.registry.ShadowedEnvironmentWarning"
+)  # each test's registry shares ids
 
 REPLAY = Path(__file__).resolve().parents[1] / "data" / "replays" / "designer.jsonl"
 DOCS = ["A document about weighing coins, paying exact change and wiring lamps."]
@@ -57,9 +58,18 @@ def records(path) -> list[dict]:
 def run_replay(tmp_path: Path, name: str, n: int, **kwargs):
     registry = Registry(tmp_path / name / "registry")
     memory = EnvironmentMemory(tmp_path / name / "memory", HashingEmbedder())
-    report = generate(n, ReplayChat(REPLAY), DOCS, registry=registry, memory=memory,
-                      max_repairs=2, seed=1, progress=False, log=tmp_path / name / "run.jsonl",
-                      **kwargs)
+    report = generate(
+        n,
+        ReplayChat(REPLAY),
+        DOCS,
+        registry=registry,
+        memory=memory,
+        max_repairs=2,
+        seed=1,
+        progress=False,
+        log=tmp_path / name / "run.jsonl",
+        **kwargs,
+    )
     memory.close()
     return report, sorted(e.id for e in registry.list())
 
@@ -81,13 +91,28 @@ def test_validations_run_on_the_executor_with_a_bounded_backlog(tmp_path, monkey
 
 def test_an_unknown_executor_is_a_setting_error_and_writes_no_log(tmp_path, capsys):
     with pytest.raises(ConfigError, match="executor 'dask' is unknown"):
-        generate(1, ReplayChat(REPLAY), DOCS, registry=tmp_path / "reg", executor="dask",
-                 log=tmp_path / "run.jsonl")
+        generate(
+            1,
+            ReplayChat(REPLAY),
+            DOCS,
+            registry=tmp_path / "reg",
+            executor="dask",
+            log=tmp_path / "run.jsonl",
+        )
     assert not (tmp_path / "run.jsonl").exists()
     parser = argparse.ArgumentParser(prog="spadegym")
     generate_cli.add_parsers(parser.add_subparsers())
-    args = parser.parse_args(["generate", "--llm", f"replay:{REPLAY}", "--executor", "dask",
-                              "--registry", str(tmp_path / "reg")])
+    args = parser.parse_args(
+        [
+            "generate",
+            "--llm",
+            f"replay:{REPLAY}",
+            "--executor",
+            "dask",
+            "--registry",
+            str(tmp_path / "reg"),
+        ]
+    )
     assert args.func(args) == 2
     assert "use 'local', 'ray' or 'ray:<address>'" in capsys.readouterr().err
 

@@ -28,24 +28,33 @@ def test_contract_rules_come_from_the_contract_module():
 
 
 def test_design_prompt_holds_every_part():
-    frontier = [Example("spade/A-v0", "Alpha game", "Optimization", 0.4, 0.3, "class AEnv:\n"),
-                Example("spade/B-v0", "Beta game", "Optimization", 0.5, 0.2, None)]
+    frontier = [
+        Example("spade/A-v0", "Alpha game", "Optimization", 0.4, 0.3, "class AEnv:\n"),
+        Example("spade/B-v0", "Beta game", "Optimization", 0.5, 0.2, None),
+    ]
     negative = Example("spade/C-v0", "Gamma game", "Optimization", 0.97, 0.0, why="too easy")
     nearby = [Example("spade/D-v0", "Delta game")]
-    system, user = design_messages("Optimization", 4, "The doc text.", examples=frontier,
-                                   negative=negative, nearby=nearby)
+    system, user = design_messages(
+        "Optimization", 4, "The doc text.", examples=frontier, negative=negative, nearby=nearby
+    )
     text = user["content"]
     assert system["role"] == "system" and user["role"] == "user"
     assert "skill Optimization" in text and SKILL_IDEAS["Optimization"] in text
     assert "Difficulty 4 of 5" in text
     assert "<REFERENCE_DOCUMENT>\nThe doc text.\n</REFERENCE_DOCUMENT>" in text
-    assert "### Alpha game (spade/A-v0; skill Optimization, win rate 0.40, hint regret 0.30)" \
-        in text and "class AEnv:" in text
+    assert (
+        "### Alpha game (spade/A-v0; skill Optimization, win rate 0.40, hint regret 0.30)" in text
+        and "class AEnv:" in text
+    )
     assert "because it was too easy" in text and "Gamma game" in text
     assert "- Delta game (spade/D-v0)" in text
-    for idea in ("The state changes with every action", "at least two meaningfully different",
-                 "half to three quarters of max_turns", "random play loses",
-                 "the actions available"):
+    for idea in (
+        "The state changes with every action",
+        "at least two meaningfully different",
+        "half to three quarters of max_turns",
+        "random play loses",
+        "the actions available",
+    ):
         assert idea in text
     assert contract_rules() in text
     assert text.rstrip().endswith("in one ```python block, and nothing after it.")
@@ -65,20 +74,24 @@ def test_design_prompt_kinds_and_errors():
 
 def test_repair_prompt_keeps_the_last_attempt_without_reasoning():
     design = design_messages("Optimization", 2, "d")
-    messages = repair_messages(design, "<think>long musing</think>\n```python\nx\n```",
-                               "- syntax: Line 1: bad.")
+    messages = repair_messages(
+        design, "<think>long musing</think>\n```python\nx\n```", "- syntax: Line 1: bad."
+    )
     assert messages[:2] == design
     assert messages[2] == {"role": "assistant", "content": "```python\nx\n```"}
     assert messages[3]["content"].startswith(
-        "Your program was checked automatically and was not accepted:\n- syntax: Line 1: bad.")
+        "Your program was checked automatically and was not accepted:\n- syntax: Line 1: bad."
+    )
 
 
 def test_hint_prompt_and_cleaning():
     system, user = hint_messages("class AEnv:\n    pass\n")
     assert system["content"].startswith(HINT_MARKER)
     assert "class AEnv:" in user["content"] and "1-3 sentences" in user["content"]
-    assert clean_hint('<think>hmm</think>\n**Hint:** "Work backwards from the goal."') \
+    assert (
+        clean_hint('<think>hmm</think>\n**Hint:** "Work backwards from the goal."')
         == "Work backwards from the goal."
+    )
 
 
 def test_hint_problems():
@@ -90,6 +103,5 @@ def test_hint_problems():
     assert "more than 3 sentences" in hint_problem("A. B. C. D.", solutions)
     assert "characters" in hint_problem("x" * 600, solutions)
     assert "the code" in hint_problem("Read self.code carefully.", solutions)
-    tool = [['<tool_call>{"name": "audit", "arguments": {}}</tool_call>',
-             "<answer>1234</answer>"]]
+    tool = [['<tool_call>{"name": "audit", "arguments": {}}</tool_call>', "<answer>1234</answer>"]]
     assert "final answer '1234'" in hint_problem("The total is 1234.", tool)

@@ -45,8 +45,14 @@ def catalogue() -> str:
     """The whole README: header, table, and the counts per kind."""
     rows = [line for line in table().splitlines() if line.startswith("| `")]
     kinds = [line.split(" | ")[2] for line in rows]
-    counts = ", ".join(f"{kinds.count(k)} {name}" for k, name in (
-        ("puzzle", "puzzles"), ("tool", "tool-use"), ("two_player", "two-player games")))
+    counts = ", ".join(
+        f"{kinds.count(k)} {name}"
+        for k, name in (
+            ("puzzle", "puzzles"),
+            ("tool", "tool-use"),
+            ("two_player", "two-player games"),
+        )
+    )
     return f"{HEADER}\n{table()}\n{len(rows)} environments: {counts}.\n"
 
 

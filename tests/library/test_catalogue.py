@@ -12,10 +12,15 @@ from catalogue import LIBRARY, README, catalogue, table  # noqa: E402
 
 
 def test_every_folder_has_a_manifest():
-    missing = sorted(p.name for p in LIBRARY.iterdir()
-                     if (p / "env.py").is_file() and not (p / "manifest.json").is_file())
-    assert not missing, (f"{len(missing)} folders have no manifest.json ({', '.join(missing[:5])}"
-                         "...); run `spadegym verify --fix --root registry`.")
+    missing = sorted(
+        p.name
+        for p in LIBRARY.iterdir()
+        if (p / "env.py").is_file() and not (p / "manifest.json").is_file()
+    )
+    assert not missing, (
+        f"{len(missing)} folders have no manifest.json ({', '.join(missing[:5])}"
+        "...); run `spadegym verify --fix --root registry`."
+    )
 
 
 def test_the_table_lists_every_folder():
@@ -27,4 +32,5 @@ def test_the_table_lists_every_folder():
 def test_the_catalogue_is_up_to_date():
     assert README.is_file(), "registry/README.md is missing; run python tests/library/catalogue.py"
     assert README.read_text(encoding="utf-8") == catalogue(), (
-        "registry/README.md is stale; run python tests/library/catalogue.py")
+        "registry/README.md is stale; run python tests/library/catalogue.py"
+    )

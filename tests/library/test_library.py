@@ -43,18 +43,34 @@ def problems_at_every_difficulty(folder: str) -> list[str]:
         info = worker.load(source_of(folder))
         cases = [(d, s) for d in DIFFICULTIES for s in SEEDS]
         if info.num_players == 2:
-            episodes = [Episode(seed=s, options={"difficulty": d}, actions=[""],
-                                label=f"difficulty {d}, seed {s}: an illegal move")
-                        for d, s in cases]
+            episodes = [
+                Episode(
+                    seed=s,
+                    options={"difficulty": d},
+                    actions=[""],
+                    label=f"difficulty {d}, seed {s}: an illegal move",
+                )
+                for d, s in cases
+            ]
         else:
             episodes = []
             for d, s in cases:
                 where = f"difficulty {d}, seed {s}"
-                episodes.append(Episode(seed=s, options={"difficulty": d}, use_solution=True,
-                                        label=f"{where}: the solution"))
+                episodes.append(
+                    Episode(
+                        seed=s,
+                        options={"difficulty": d},
+                        use_solution=True,
+                        label=f"{where}: the solution",
+                    )
+                )
                 replies = {**TRIVIAL_REPLIES, "random words": random_words(s)}
-                episodes += [Episode(seed=s, options={"difficulty": d}, repeat=reply,
-                                     label=f"{where}: {name}") for name, reply in replies.items()]
+                episodes += [
+                    Episode(
+                        seed=s, options={"difficulty": d}, repeat=reply, label=f"{where}: {name}"
+                    )
+                    for name, reply in replies.items()
+                ]
         play(worker, info, episodes, info.max_turns)
     finally:
         worker.close()
@@ -66,8 +82,9 @@ def problems_at_every_difficulty(folder: str) -> list[str]:
             outcome = e.transcript[-1][4].get("outcome") if e.transcript else None
             mover = e.first_info.get("player")
             if not e.terminated or not isinstance(outcome, list) or not outcome[mover] < 0:
-                found.append(f"{e.label} did not lose (terminated={e.terminated}, "
-                             f"outcome={outcome!r})")
+                found.append(
+                    f"{e.label} did not lose (terminated={e.terminated}, outcome={outcome!r})"
+                )
         elif e.use_solution and not e.won():
             found.append(f"{e.label} does not win (outcome {e.outcome()})")
         elif not e.use_solution and e.won():
@@ -123,8 +140,10 @@ def library_memory(path: Path):
 def test_no_two_library_environments_are_duplicates(reports, tmp_path):
     pytest.importorskip("faiss")
     valid = {f: r for f, r in reports.items() if r.ok}
-    items = {f"spade/{f}": (source_of(f), r.properties.get("first_observation"))
-             for f, r in valid.items()}
+    items = {
+        f"spade/{f}": (source_of(f), r.properties.get("first_observation"))
+        for f, r in valid.items()
+    }
     duplicates = []
     with library_memory(tmp_path / "memory") as memory:
         memory.add_many([(env_id, src, obs) for env_id, (src, obs) in items.items()])

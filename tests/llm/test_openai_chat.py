@@ -37,10 +37,10 @@ class FakeServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
-                    server.requests.append({"path": self.path, "body": body,
-                                            "auth": self.headers.get("Authorization")})
-                    status, delay = server.script.pop(0) if server.script else (200,
-                                                                                 server.delay)
+                    server.requests.append(
+                        {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                    )
+                    status, delay = server.script.pop(0) if server.script else (200, server.delay)
                     server.active += 1
                     server.peak = max(server.peak, server.active)
                 try:
@@ -50,13 +50,28 @@ class FakeServer:
                         self._send(status, payload, {"Retry-After": "0"} if status == 429 else {})
                         return
                     n = server.choices or body.get("n", 1)
-                    self._send(200, {
-                        "id": "c1", "object": "chat.completion", "created": 0,
-                        "model": body["model"],
-                        "choices": [{"index": k, "finish_reason": "stop", "message": {
-                            "role": "assistant", "content": f"reply {k}"}} for k in range(n)],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                    })
+                    self._send(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body["model"],
+                            "choices": [
+                                {
+                                    "index": k,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": f"reply {k}"},
+                                }
+                                for k in range(n)
+                            ],
+                            "usage": {
+                                "prompt_tokens": 1,
+                                "completion_tokens": 1,
+                                "total_tokens": 2,
+                            },
+                        },
+                    )
                 finally:
                     with server.lock:
                         server.active -= 1
@@ -177,5 +192,6 @@ def test_connection_refused_says_where(server):
     llm = OpenAIChat("m", base_url=url, api_key="k", max_retries=1, backoff=0.01, timeout=2)
     with pytest.raises(LLMError, match="Is the server at http://127.0.0.1"):
         llm.complete(MESSAGES)
-    server.httpd = type("Closed", (), {"shutdown": lambda s: None,
-                                       "server_close": lambda s: None})()
+    server.httpd = type(
+        "Closed", (), {"shutdown": lambda s: None, "server_close": lambda s: None}
+    )()

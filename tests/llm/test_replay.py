@@ -25,14 +25,17 @@ def test_request_purpose_tells_design_repair_and_hint_apart():
 
 
 def test_hand_written_replies_are_served_by_purpose_and_match(tmp_path):
-    path = write(tmp_path / "r.jsonl", [
-        {"reply": "first design"},
-        {"reply": "fix for B", "purpose": "repair", "match": "class BEnv"},
-        {"reply": "second design"},
-        {"reply": "hint for A", "purpose": "hint", "match": "class AEnv"},
-        {"reply": "generic hint", "purpose": "hint"},
-        {"reply": "matched design", "match": "SPECIAL"},
-    ])
+    path = write(
+        tmp_path / "r.jsonl",
+        [
+            {"reply": "first design"},
+            {"reply": "fix for B", "purpose": "repair", "match": "class BEnv"},
+            {"reply": "second design"},
+            {"reply": "hint for A", "purpose": "hint", "match": "class AEnv"},
+            {"reply": "generic hint", "purpose": "hint"},
+            {"reply": "matched design", "match": "SPECIAL"},
+        ],
+    )
     llm = ReplayChat(path)
     assert llm.complete(DESIGN) == ["first design"]
     special = design_messages("Optimization", 2, "A SPECIAL document.")
@@ -55,8 +58,9 @@ def test_cycle_serves_the_design_replies_again(tmp_path):
 
 
 def test_recording_then_replaying_gives_the_same_replies(tmp_path):
-    inner = ReplayChat(write(tmp_path / "src.jsonl", [{"reply": "one"}, {"reply": "two"},
-                                                      {"reply": "three"}]))
+    inner = ReplayChat(
+        write(tmp_path / "src.jsonl", [{"reply": "one"}, {"reply": "two"}, {"reply": "three"}])
+    )
     recorder = RecordingChat(inner, tmp_path / "rec" / "log.jsonl")
     asked = [design_messages("Optimization", 2, f"doc {k}") for k in range(3)]
     answers = [recorder.complete(m)[0] for m in asked]
@@ -96,11 +100,12 @@ def test_llm_spec_parsing(tmp_path):
 
 
 def test_importing_spadegym_loads_no_heavy_backend():
-    code = ("import sys, spadegym, spadegym.llm, spadegym.designer, spadegym.corpus\n"
-            "spadegym.generate\n"
-            "heavy = [m for m in ('openai', 'torch', 'transformers') if m in sys.modules]\n"
-            "print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    code = (
+        "import sys, spadegym, spadegym.llm, spadegym.designer, spadegym.corpus\n"
+        "spadegym.generate\n"
+        "heavy = [m for m in ('openai', 'torch', 'transformers') if m in sys.modules]\n"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

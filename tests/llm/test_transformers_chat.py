@@ -14,8 +14,10 @@ tokenizers = pytest.importorskip("tokenizers")
 from spadegym.designer import generate  # noqa: E402
 from spadegym.llm import TransformersChat  # noqa: E402
 
-WORDS = ("class Env def reset step self return ```python ``` ( ) : = , . \\boxed{ } the a of "
-         "import random").split()
+WORDS = (
+    "class Env def reset step self return ```python ``` ( ) : = , . \\boxed{ } the a of "
+    "import random"
+).split()
 
 
 def tiny_chat(**settings) -> TransformersChat:
@@ -24,12 +26,21 @@ def tiny_chat(**settings) -> TransformersChat:
     raw = tokenizers.Tokenizer(model)
     raw.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
     tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=raw, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>")
+        tokenizer_object=raw, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
+    )
     torch.manual_seed(0)
     config = transformers.LlamaConfig(
-        vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=8192,
-        pad_token_id=1, eos_token_id=2, bos_token_id=2)
+        vocab_size=len(vocab),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=8192,
+        pad_token_id=1,
+        eos_token_id=2,
+        bos_token_id=2,
+    )
     lm = transformers.LlamaForCausalLM(config)
     return TransformersChat(lm, tokenizer, name="hf:tiny-random", **settings)
 
@@ -46,12 +57,22 @@ def test_completions_are_sampled_and_seeded():
 
 def test_generate_rejects_the_garbage_and_logs_every_reply(tmp_path):
     llm = tiny_chat(max_new_tokens=16, seed=0)
-    report = generate(2, llm, ["A short document about locks."], registry=tmp_path / "reg",
-                      max_repairs=1, concurrency=2, progress=False, log=tmp_path / "log.jsonl")
+    report = generate(
+        2,
+        llm,
+        ["A short document about locks."],
+        registry=tmp_path / "reg",
+        max_repairs=1,
+        concurrency=2,
+        progress=False,
+        log=tmp_path / "log.jsonl",
+    )
     assert report.counts["accepted"] == 0
     assert report.counts["rejected"] == 2
-    assert all(c.reason.startswith(("extract:", "syntax:", "policy:", "structure:"))
-               for c in report.candidates)
+    assert all(
+        c.reason.startswith(("extract:", "syntax:", "policy:", "structure:"))
+        for c in report.candidates
+    )
     replies = [json.loads(x) for x in (tmp_path / "log.jsonl").read_text().splitlines()]
     replies = [r for r in replies if r["event"] == "reply"]
     assert len(replies) == 4 and {r["model"] for r in replies} == {"hf:tiny-random"}

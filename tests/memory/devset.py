@@ -86,7 +86,10 @@ def signals(embedder: Embedder) -> list[PairSignal]:
         a, b = pair["a"], pair["b"]
         out.append(
             PairSignal(
-                a, b, pair["same"], pair["kind"],
+                a,
+                b,
+                pair["same"],
+                pair["kind"],
                 summaries[a].fingerprint == summaries[b].fingerprint,
                 code_similarity(sets[a], sets[b]),
                 float(vectors[a] @ vectors[b]),

@@ -7,10 +7,21 @@ from spadegym.memory import DedupConfig, EnvironmentMemory
 
 SOURCES = programs()
 BASES = ["lock", "nim", "maze", "wordle", "countdown", "hanoi", "knapsack", "sequence"]
-SIBLINGS = ["safe_dial", "stone_scale", "maze_count", "anagram", "sum_quiz", "pancakes",
-            "coins", "odd_one"]
-FIXED_COPIES = [f"{b}_{v}" for b in ("lock", "wordle", "maze", "countdown")
-                for v in ("renamed", "reformatted", "reworded", "combo")]
+SIBLINGS = [
+    "safe_dial",
+    "stone_scale",
+    "maze_count",
+    "anagram",
+    "sum_quiz",
+    "pancakes",
+    "coins",
+    "odd_one",
+]
+FIXED_COPIES = [
+    f"{b}_{v}"
+    for b in ("lock", "wordle", "maze", "countdown")
+    for v in ("renamed", "reformatted", "reworded", "combo")
+]
 # Of the hand-written rewrites only wordle's is caught: lock_rewrite (cosine 0.81) and
 # hanoi_rewrite (0.59) sit in the range of the library's look-alike different games (up to
 # 0.77), and the tuned rule keeps a margin from those.

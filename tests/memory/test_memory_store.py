@@ -12,9 +12,24 @@ from spadegym.errors import ConfigError
 from spadegym.memory import EnvironmentMemory, HashingEmbedder, IndexParams
 
 SOURCES = programs()
-ORIGINALS = ["lock", "nim", "maze", "wordle", "countdown", "hanoi", "knapsack", "sequence",
-             "safe_dial", "stone_scale", "maze_count", "anagram", "sum_quiz", "pancakes",
-             "coins", "odd_one"]
+ORIGINALS = [
+    "lock",
+    "nim",
+    "maze",
+    "wordle",
+    "countdown",
+    "hanoi",
+    "knapsack",
+    "sequence",
+    "safe_dial",
+    "stone_scale",
+    "maze_count",
+    "anagram",
+    "sum_quiz",
+    "pancakes",
+    "coins",
+    "odd_one",
+]
 
 
 def fill(memory, names=ORIGINALS):
@@ -67,9 +82,11 @@ def test_regret_is_floored_at_zero_and_zero_without_hints(memory):
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"plain": [1.5]}, r"plain\[0\]=1.5 is not an episode outcome"),
-     ({"hint": [float("nan")]}, r"hint\[0\]=nan"),
-     ({}, "got no outcomes")],
+    [
+        ({"plain": [1.5]}, r"plain\[0\]=1.5 is not an episode outcome"),
+        ({"hint": [float("nan")]}, r"hint\[0\]=nan"),
+        ({}, "got no outcomes"),
+    ],
 )
 def test_bad_outcomes_are_refused(memory, kwargs, match):
     fill(memory, ["lock"])
@@ -114,8 +131,11 @@ def test_near_and_similar(memory):
 def test_novelty_on_structural_copies(memory):
     fill(memory)
     exact = memory.check_novelty(SOURCES["nim_renamed"])
-    assert (exact.novel, exact.nearest_id, exact.reason) == (False, "nim", "exact copy of nim "
-                                                             "(same normalised code)")
+    assert (exact.novel, exact.nearest_id, exact.reason) == (
+        False,
+        "nim",
+        "exact copy of nim (same normalised code)",
+    )
     near = memory.check_novelty(SOURCES["knapsack_combo"])
     assert not near.novel and near.nearest_id == "knapsack" and near.code_similarity > 0.9
     assert near.reason.startswith("near copy of the code")
@@ -190,8 +210,9 @@ def test_killed_writer_leaves_a_consistent_memory(tmp_path):
     path = tmp_path / "m"
     program = tmp_path / "lock.py"
     program.write_text(SOURCES["lock"])
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(program)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(program)], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "ready"
     proc.kill()  # SIGKILL, mid-way through some write
     proc.wait(timeout=30)
@@ -211,9 +232,11 @@ def test_killed_writer_leaves_a_consistent_memory(tmp_path):
 
 
 def test_import_is_free_of_torch_and_faiss():
-    code = ("import sys, spadegym.memory; "
-            "print(sorted(m for m in ('torch', 'faiss', 'sentence_transformers') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, spadegym.memory; "
+        "print(sorted(m for m in ('torch', 'faiss', 'sentence_transformers') "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -22,7 +22,11 @@ def variant(program: str, report: ValidationReport, k: int) -> tuple[str, Valida
 def child_env(root: Path, home: Path) -> dict[str, str]:
     """The environment of a subprocess that should see only ``root``."""
     env = dict(os.environ)
-    env.update(SPADEGYM_SHIPPED_REGISTRY="", SPADEGYM_HOME=str(home),
-               SPADEGYM_REGISTRY_PATH=str(root), XDG_CACHE_HOME=str(home / "cache"),
-               PYTHONPATH=os.pathsep.join([str(REPO), *sys.path]))
+    env.update(
+        SPADEGYM_SHIPPED_REGISTRY="",
+        SPADEGYM_HOME=str(home),
+        SPADEGYM_REGISTRY_PATH=str(root),
+        XDG_CACHE_HOME=str(home / "cache"),
+        PYTHONPATH=os.pathsep.join([str(REPO), *sys.path]),
+    )
     return env

@@ -21,8 +21,12 @@ from spadegym.registry.manifest import parse_manifest
 def test_export_then_import_keeps_ids_and_provenance(root, tmp_path):
     bundle = root.export(["LockPick-v0", "spade/Nim-v0"], tmp_path / "two.tar.gz")
     with tarfile.open(bundle) as tar:
-        assert sorted(tar.getnames()) == ["LockPick-v0/env.py", "LockPick-v0/manifest.json",
-                                          "Nim-v0/env.py", "Nim-v0/manifest.json"]
+        assert sorted(tar.getnames()) == [
+            "LockPick-v0/env.py",
+            "LockPick-v0/manifest.json",
+            "Nim-v0/env.py",
+            "Nim-v0/manifest.json",
+        ]
     other = Registry(tmp_path / "other")
     with pytest.warns(ShadowedEnvironmentWarning):  # both roots are registered in this process
         assert other.import_(bundle) == ["spade/LockPick-v0", "spade/Nim-v0"]
@@ -47,8 +51,10 @@ def test_import_refuses_altered_or_odd_bundles(root, tmp_path):
     manifest = env.manifest.to_json().encode()
     source = env.source().encode()
     other = Registry(tmp_path / "other")
-    altered = _bundle(tmp_path, {"LockPick-v0/env.py": source + b"# changed\n",
-                                 "LockPick-v0/manifest.json": manifest})
+    altered = _bundle(
+        tmp_path,
+        {"LockPick-v0/env.py": source + b"# changed\n", "LockPick-v0/manifest.json": manifest},
+    )
     with pytest.raises(RegistryError, match="does not match the sha256"):
         other.import_(altered)
     escaping = _bundle(tmp_path, {"../LockPick-v0/env.py": source})

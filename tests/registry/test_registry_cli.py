@@ -22,8 +22,9 @@ def test_add_list_show_remove(tmp_path, capsys):
     root = str(tmp_path / "r")
     lock = str(REPO / "examples" / "good" / "lock_pick.py")
     bad = str(REPO / "examples" / "bad" / "imports_os.py")
-    code, out, err = _run(capsys, "add", lock, bad, "--root", root, "--no-memory",
-                          "--designer", "human")
+    code, out, err = _run(
+        capsys, "add", lock, bad, "--root", root, "--no-memory", "--designer", "human"
+    )
     assert code == 1
     assert out.split() == ["spade/LockPick-v0", lock]
     assert "skipped the novelty check (--no-memory)" in err
@@ -47,14 +48,25 @@ def test_play_reads_replies_from_stdin(root, capsys, monkeypatch):
     env.reset(seed=5)
     (answer,) = env.solution()
     env.close()
-    code, out, _ = _run(capsys, "play", "LockPick-v0", "--root", str(root.root), "--seed", "5",
-                        "--hint", stdin=f"\\boxed{{999}}\n{answer}\n", monkeypatch=monkeypatch)
+    code, out, _ = _run(
+        capsys,
+        "play",
+        "LockPick-v0",
+        "--root",
+        str(root.root),
+        "--seed",
+        "5",
+        "--hint",
+        stdin=f"\\boxed{{999}}\n{answer}\n",
+        monkeypatch=monkeypatch,
+    )
     assert code == 0
     assert "Hint: Change one digit at a time" in out
     assert "Click. The lock opens." in out
     assert "Episode over (terminated): outcome 1.0 in 2 turns." in out
-    code, out, _ = _run(capsys, "play", "Nim-v0", "--root", str(root.root), stdin=":quit\n",
-                        monkeypatch=monkeypatch)
+    code, out, _ = _run(
+        capsys, "play", "Nim-v0", "--root", str(root.root), stdin=":quit\n", monkeypatch=monkeypatch
+    )
     assert code == 0 and "[player 0 to move]" in out and "stopped before" in out
 
 
@@ -67,10 +79,10 @@ def test_verify_fix_export_import(root, tmp_path, capsys):
     code, out, _ = _run(capsys, "verify", "--root", str(root.root), "--fix")
     assert code == 0 and "fixed   spade/Nim-v0" in out
     bundle = str(tmp_path / "b.tar.gz")
-    code, out, _ = _run(capsys, "export", "Nim-v0", "IceMaze-v0", "-o", bundle, "--root",
-                        str(root.root))
+    code, out, _ = _run(
+        capsys, "export", "Nim-v0", "IceMaze-v0", "-o", bundle, "--root", str(root.root)
+    )
     assert code == 0 and "wrote 2 environments" in out
-    code, out, _ = _run(capsys, "import", bundle, "--root", str(tmp_path / "other"),
-                        "--no-memory")
+    code, out, _ = _run(capsys, "import", bundle, "--root", str(tmp_path / "other"), "--no-memory")
     assert code == 0 and out.split() == ["spade/Nim-v0", "spade/IceMaze-v0"]
     assert len(Registry(tmp_path / "other")) == 2

@@ -77,9 +77,16 @@ def test_eight_concurrent_writers_lose_nothing(tmp_path, programs, isolated):
         items = _items(programs, [0, 1 + 2 * w, 2 + 2 * w])
         item_file = tmp_path / f"items{w}.json"
         item_file.write_text(json.dumps(items))
-        procs.append(subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(item_file)],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                      env=child_env(root, isolated), cwd=REPO))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", WRITER, str(root), str(item_file)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=child_env(root, isolated),
+                cwd=REPO,
+            )
+        )
     outputs = []
     for proc in procs:
         out, err = proc.communicate(timeout=300)
@@ -104,9 +111,12 @@ def _kill_while_stalled(tmp_path, programs, isolated, where):
     item_file = tmp_path / "item.json"
     item_file.write_text(json.dumps(_items(programs, [5])[0]))
     marker = tmp_path / "marker"
-    proc = subprocess.Popen([sys.executable, "-c", STALLING_WRITER, str(root), str(item_file),
-                             where, str(marker)], env=child_env(root, isolated), cwd=REPO,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STALLING_WRITER, str(root), str(item_file), where, str(marker)],
+        env=child_env(root, isolated),
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 120
     while not marker.exists():
         assert proc.poll() is None, proc.stderr.read()

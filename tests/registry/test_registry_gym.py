@@ -69,8 +69,9 @@ def test_make_vec_sync_and_async(root):
     # Gymnasium's shared memory reads a Text observation once, when it is created, and can
     # hold only its sampling charset: async mode needs shared_memory=False.
     for mode, vector_kwargs in (("sync", {}), ("async", {"shared_memory": False})):
-        envs = gymnasium.make_vec("spade/LockPick-v0", num_envs=2, vectorization_mode=mode,
-                                  vector_kwargs=vector_kwargs)
+        envs = gymnasium.make_vec(
+            "spade/LockPick-v0", num_envs=2, vectorization_mode=mode, vector_kwargs=vector_kwargs
+        )
         try:
             obs, _ = envs.reset(seed=[3, 4])
             assert len(obs) == 2 and all("lock" in o for o in obs)
@@ -113,11 +114,19 @@ def test_import_is_quiet_and_skips_bad_folders(root, isolated):
     (root.root / "Broken-v0").mkdir()
     (root.root / "Broken-v0" / "env.py").write_text("x = 1\n")
     (root.root / "Broken-v0" / "manifest.json").write_text("{not json")
-    code = ("import sys, logging, gymnasium, spadegym\n"
-            "ids = sorted(k for k in gymnasium.registry if k.startswith('spade/'))\n"
-            "print(len(ids), 'torch' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=child_env(root.root, isolated), cwd=REPO, timeout=120)
+    code = (
+        "import sys, logging, gymnasium, spadegym\n"
+        "ids = sorted(k for k in gymnasium.registry if k.startswith('spade/'))\n"
+        "print(len(ids), 'torch' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=child_env(root.root, isolated),
+        cwd=REPO,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.split() == ["6", "False"]
@@ -133,8 +142,10 @@ def test_skipped_folders_are_logged(root, caplog):
     (root.root / "NoManifest-v0" / "env.py").write_text("class NoManifestEnv: pass\n")
     with caplog.at_level("WARNING", logger="spadegym.registry"):
         register_roots([root.root])
-    assert any("NoManifest-v0" in r.getMessage() and "verify --fix" in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        "NoManifest-v0" in r.getMessage() and "verify --fix" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 def test_tampered_program_is_refused_with_the_repair_command(root):
@@ -174,8 +185,10 @@ def test_verify_fix_writes_first_manifests(tmp_path, programs):
     registry = Registry(shipped)
     assert len(registry) == 0 and len(registry.skipped()) == 2
     results = registry.verify(fix=True)
-    assert [(r.id, r.fixed) for r in results] == [("spade/LockPick-v0", True),
-                                                 ("spade/Nim-v0", True)]
+    assert [(r.id, r.fixed) for r in results] == [
+        ("spade/LockPick-v0", True),
+        ("spade/Nim-v0", True),
+    ]
     assert {e.id for e in registry.list()} == {"spade/LockPick-v0", "spade/Nim-v0"}
     assert registry.get("Nim-v0").manifest.provenance.origin == "verify"
 

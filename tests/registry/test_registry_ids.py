@@ -32,8 +32,14 @@ def test_ids_come_from_class_names_and_are_valid_gym_ids(root):
     from gymnasium.envs.registration import parse_env_id
 
     got = {e.id for e in root.list()}
-    assert got == {"spade/BankSettlement-v0", "spade/BudgetAllocation-v0", "spade/IceMaze-v0",
-                   "spade/LockPick-v0", "spade/Nim-v0", "spade/SequenceStreak-v0"}
+    assert got == {
+        "spade/BankSettlement-v0",
+        "spade/BudgetAllocation-v0",
+        "spade/IceMaze-v0",
+        "spade/LockPick-v0",
+        "spade/Nim-v0",
+        "spade/SequenceStreak-v0",
+    }
     for env_id in got:
         namespace, name, version = parse_env_id(env_id)
         assert (namespace, version) == ("spade", 0) and env_id == f"spade/{name}-v0"
@@ -61,10 +67,13 @@ def test_explicit_new_version(tmp_path, programs):
     registry = Registry(tmp_path / "r")
     program, report = programs["lock_pick"]
     registry.add(program, report)
-    assert registry.add(*variant(program, report, 1), version_of="LockPick-v0") \
-        == "spade/LockPick-v1"
-    assert registry.add(*variant(program, report, 2), version_of="spade/LockPick") \
+    assert (
+        registry.add(*variant(program, report, 1), version_of="LockPick-v0") == "spade/LockPick-v1"
+    )
+    assert (
+        registry.add(*variant(program, report, 2), version_of="spade/LockPick")
         == "spade/LockPick-v2"
+    )
     assert registry.get("LockPick").id == "spade/LockPick-v2"  # no version: the latest
     with pytest.raises(RegistryError, match="no environment named Nope"):
         registry.add(*variant(program, report, 3), version_of="Nope-v0")

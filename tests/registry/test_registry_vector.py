@@ -6,8 +6,14 @@ from registry_helpers import REPO
 from spadegym.errors import SpadegymError
 from spadegym.vector import EnvBatch
 
-IDS = ["spade/LockPick-v0", "spade/IceMaze-v0", "Nim-v0", "spade/SequenceStreak-v0",
-       "spade/BankSettlement-v0", "spade/BudgetAllocation-v0"]
+IDS = [
+    "spade/LockPick-v0",
+    "spade/IceMaze-v0",
+    "Nim-v0",
+    "spade/SequenceStreak-v0",
+    "spade/BankSettlement-v0",
+    "spade/BudgetAllocation-v0",
+]
 
 
 def test_heterogeneous_batch_resets_deterministically(root):
@@ -43,8 +49,10 @@ def test_solutions_win_and_report_the_outcome(root):
         outcomes = {}
         for turn in range(max(len(s) for s in solutions)):
             # an episode already won has been reset: its slot plays filler from then on
-            actions = [s[turn] if turn < len(s) and k not in outcomes else "\\boxed{0}"
-                       for k, s in enumerate(solutions)]
+            actions = [
+                s[turn] if turn < len(s) and k not in outcomes else "\\boxed{0}"
+                for k, s in enumerate(solutions)
+            ]
             _, _, terminated, _, infos = batch.step(actions)
             for k, done in enumerate(terminated):
                 if done and k not in outcomes:

@@ -34,8 +34,10 @@ def browser() -> str:
         found = shutil.which(name)
         if found:
             return found
-    pytest.skip("no headless browser: install chromium (Debian: apt-get install -y chromium) "
-                "to render the report page")
+    pytest.skip(
+        "no headless browser: install chromium (Debian: apt-get install -y chromium) "
+        "to render the report page"
+    )
 
 
 class Page(html.parser.HTMLParser):
@@ -61,8 +63,18 @@ class Page(html.parser.HTMLParser):
 def rendered(page: Path) -> Page:
     """The DOM as a headless Chromium built it from the file."""
     result = subprocess.run(
-        [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-         page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+        [
+            browser(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     parsed = Page()
     parsed.feed(result.stdout)
@@ -76,16 +88,19 @@ def test_the_rendered_page_has_every_card_and_every_figure(root, tmp_path):
     registry = Registry(root)
     ids = sorted(e.id for e in registry.list())
     with EnvironmentMemory(tmp_path / "memory", HashingEmbedder()) as memory:
-        for env_id, plain, hint in (("spade/IceMaze-v0", [0, 1], [1, 1]),
-                                    ("spade/LockPick-v0", [0, 0], [0, 1])):
+        for env_id, plain, hint in (
+            ("spade/IceMaze-v0", [0, 1], [1, 1]),
+            ("spade/LockPick-v0", [0, 0], [0, 1]),
+        ):
             memory.add(env_id, registry.get(env_id).source())
             memory.record_plays(env_id, plain, hint)
         page = build_report(tmp_path / "out", roots=[root], memory=memory, timing_sample=2)
     dom = rendered(page)
     assert sorted(dom.cards) == ids
     assert dom.transcripts == len(ids)
-    assert sorted(dom.images) == sorted(f"img/{n}.png" for n in (
-        "skills", "funnel", "check_times", "win_rate_regret"))
+    assert sorted(dom.images) == sorted(
+        f"img/{n}.png" for n in ("skills", "funnel", "check_times", "win_rate_regret")
+    )
     for src in dom.images:
         assert (page.parent / src).read_bytes().startswith(PNG), src
     text = page.read_text(encoding="utf-8")
@@ -109,11 +124,11 @@ def test_the_funnel_is_read_from_generate_logs(tmp_path):
     import json
 
     log = tmp_path / "run.jsonl"
-    events = [{"event": "reply", "candidate": 0},
-              {"event": "candidate", "candidate": 0, "status": "accepted",
-               "turns": [{"ok": True}]},
-              {"event": "candidate", "candidate": 1, "status": "rejected",
-               "turns": [{"ok": False}]}]
+    events = [
+        {"event": "reply", "candidate": 0},
+        {"event": "candidate", "candidate": 0, "status": "accepted", "turns": [{"ok": True}]},
+        {"event": "candidate", "candidate": 1, "status": "rejected", "turns": [{"ok": False}]},
+    ]
     log.write_text("\n".join(json.dumps(e) for e in events) + "\nnot json\n")
     funnel = funnel_from_logs([log])
     assert (funnel.generated, funnel.valid, funnel.novel, funnel.registered) == (2, 1, 1, 1)
@@ -129,5 +144,17 @@ def test_the_command_writes_the_page(root, tmp_path, capsys):
     html_text = (out / "index.html").read_text(encoding="utf-8")
     assert "No play statistics yet" in html_text
     assert html_text.count('class="card"') == len(Registry(root).list())
-    assert main(["report", "--root", str(root), "--out", str(out),
-                 "--memory", str(tmp_path / "nothing")]) == 2
+    assert (
+        main(
+            [
+                "report",
+                "--root",
+                str(root),
+                "--out",
+                str(out),
+                "--memory",
+                str(tmp_path / "nothing"),
+            ]
+        )
+        == 2
+    )

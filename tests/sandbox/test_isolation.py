@@ -40,8 +40,13 @@ def run_isolated(attack: str, timeout: float = 30, **config) -> dict:
     settings = {k: v for k, v in asdict(SandboxConfig(**config)).items() if k != "isolation"}
     arg = json.dumps({"path": paths, "pkg": pkg, "settings": settings, "attack": attack})
     env = worker_environment()
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", _HARNESS, arg], env=env,
-                          capture_output=True, timeout=timeout, cwd=tempfile.gettempdir())
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", _HARNESS, arg],
+        env=env,
+        capture_output=True,
+        timeout=timeout,
+        cwd=tempfile.gettempdir(),
+    )
     assert done.stdout, done.stderr.decode()[-2000:]
     return json.loads(done.stdout)
 
@@ -140,14 +145,17 @@ def test_network_namespace_alone_blocks_loopback(layers):
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     port = server.getsockname()[1]
-    result = run_isolated(f"""
+    result = run_isolated(
+        f"""
 import socket
 try:
     s = socket.socket(); s.settimeout(2); s.connect(('127.0.0.1', {port}))
     out['connected'] = True
 except OSError as e:
     out['error'] = str(e)
-""", seccomp=False)
+""",
+        seccomp=False,
+    )
     server.close()
     assert "raised" not in result, result
     assert "connected" not in result and result["error"]
@@ -208,13 +216,16 @@ except OSError as e:
 
 
 def test_memory_is_capped():
-    result = run_isolated("""
+    result = run_isolated(
+        """
 try:
     block = bytearray(2 * 1024 ** 3)
     out['allocated'] = True
 except MemoryError:
     out['memory_error'] = True
-""", memory_mb=256)
+""",
+        memory_mb=256,
+    )
     assert result.get("memory_error") and "allocated" not in result
 
 

@@ -74,6 +74,5 @@ def test_a_worker_that_cannot_start_fails_the_lease(monkeypatch):
     monkeypatch.setattr("spadegym.sandbox.client.sys.executable", "/nonexistent/python")
     with WorkerSupply(SandboxConfig(), ahead=1) as supply:
         wait_for(lambda: supply._thread is not None and not supply._thread.is_alive())
-        with pytest.raises(SandboxError, match="could not start a sandbox worker"), \
-                supply.lease():
+        with pytest.raises(SandboxError, match="could not start a sandbox worker"), supply.lease():
             pass

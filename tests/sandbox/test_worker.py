@@ -53,18 +53,21 @@ def test_exception_in_step_names_the_line(worker):
     handle.reset(0)  # a reset recovers the instance
 
 
-@pytest.mark.parametrize("step_body, fragment", [
-    ("return 5, 0.0, False, False, {}", "observation of type int"),
-    ("return 'x', float('nan'), False, False, {}", "reward nan"),
-    ("return 'x', 2.0, False, False, {}", "reward 2.0"),
-    ("return 'x', True, False, False, {}", "reward of type bool"),
-    ("return 'x', 0.0, 1, False, {}", "terminated of type int"),
-    ("return 'x', 0.0, False, False, {'k': {1, 2}}", "holds a set"),
-    ("return 'x', 0.0, False, False, {1: 'a'}", "key of type int"),
-    ("return 'x', 0.0, False, False, {'big': 'y' * 20000}", "the limit is 16384"),
-    ("return 'x' * 9000, 0.0, False, False, {}", "9000 characters"),
-    ("return 'x', 0.0, False", "5-tuple"),
-])
+@pytest.mark.parametrize(
+    "step_body, fragment",
+    [
+        ("return 5, 0.0, False, False, {}", "observation of type int"),
+        ("return 'x', float('nan'), False, False, {}", "reward nan"),
+        ("return 'x', 2.0, False, False, {}", "reward 2.0"),
+        ("return 'x', True, False, False, {}", "reward of type bool"),
+        ("return 'x', 0.0, 1, False, {}", "terminated of type int"),
+        ("return 'x', 0.0, False, False, {'k': {1, 2}}", "holds a set"),
+        ("return 'x', 0.0, False, False, {1: 'a'}", "key of type int"),
+        ("return 'x', 0.0, False, False, {'big': 'y' * 20000}", "the limit is 16384"),
+        ("return 'x' * 9000, 0.0, False, False, {}", "9000 characters"),
+        ("return 'x', 0.0, False", "5-tuple"),
+    ],
+)
 def test_contract_violations_are_caught(worker, step_body, fragment):
     handle = open_env(worker, make_program(step_body))
     with pytest.raises(ProgramError) as caught:
@@ -146,14 +149,18 @@ def test_huge_action_is_refused(worker):
 
 def test_step_many_reports_each_failure_in_place(worker):
     good = EnvHandle(worker, make_program("return 'ok', 0.0, False, False, {}"))
-    bad = EnvHandle(worker, make_program("return 'x', math.inf, False, False, {}",
-                                         header="import math"))
+    bad = EnvHandle(
+        worker, make_program("return 'x', math.inf, False, False, {}", header="import math")
+    )
     good.reset(0)
     bad.reset(0)
     results = worker.step_many([(good.instance, "a"), (bad.instance, "b"), (good.instance, "c")])
     assert results[0].observation == "ok" and results[2].observation == "ok"
-    assert isinstance(results[1], ProgramError) and "non-finite" in str(results[1]) or \
-        "reward inf" in str(results[1])
+    assert (
+        isinstance(results[1], ProgramError)
+        and "non-finite" in str(results[1])
+        or "reward inf" in str(results[1])
+    )
 
 
 def test_pool_steps_a_batch_across_workers(lock_pick):
@@ -181,12 +188,14 @@ def test_pool_keeps_a_program_on_the_worker_that_compiled_it(lock_pick):
 
 
 def test_pool_opens_resets_and_releases_in_batches(lock_pick):
-    failing_reset = make_program("return '0', 0.0, True, False, {}",
-                                 reset_body="raise ValueError('no board')")
+    failing_reset = make_program(
+        "return '0', 0.0, True, False, {}", reset_body="raise ValueError('no board')"
+    )
     refused = "import os\n" + lock_pick
     with SandboxPool(size=2) as pool:
-        opened = pool.open_many([(lock_pick, "a"), (refused, "b"), (failing_reset, "c"),
-                                 (lock_pick, "d")])
+        opened = pool.open_many(
+            [(lock_pick, "a"), (refused, "b"), (failing_reset, "c"), (lock_pick, "d")]
+        )
         assert isinstance(opened[1], ProgramError) and opened[1].kind == "policy"
         handles = [opened[0], opened[2], opened[3]]
         assert all(isinstance(h, EnvHandle) for h in handles)

@@ -31,9 +31,13 @@ def tiny(tmp_path):
     from spadegym_train.config import load_config
 
     def make(**overrides):
-        values = {"workspace": str(tmp_path / "run"), "corpus": str(CORPUS),
-                  "scripted_designer": str(ROOT / "examples" / "good" / "*.py"),
-                  "console": False, "tensorboard": False}
+        values = {
+            "workspace": str(tmp_path / "run"),
+            "corpus": str(CORPUS),
+            "scripted_designer": str(ROOT / "examples" / "good" / "*.py"),
+            "console": False,
+            "tensorboard": False,
+        }
         values.update(overrides)
         return load_config(preset="tiny-cpu", overrides=values)
 

@@ -11,15 +11,17 @@ def test_precedence_preset_then_file_then_overrides(tmp_path):
     path = tmp_path / "run.yaml"
     path.write_text("preset: tiny-cpu\nplays_per_env: 3\niterations: 7\n")
     config = load_config(path, overrides=["iterations=5", "designer_reward=regret"])
-    assert config.model == "random"          # from the preset
-    assert config.plays_per_env == 3         # from the file
-    assert config.iterations == 5            # the override wins
+    assert config.model == "random"  # from the preset
+    assert config.plays_per_env == 3  # from the file
+    assert config.iterations == 5  # the override wins
     assert config.designer_reward == "regret"
 
 
 def test_override_values_are_read_as_yaml():
     assert parse_override("lora_target_modules=[q_proj, v_proj]") == (
-        "lora_target_modules", ["q_proj", "v_proj"])
+        "lora_target_modules",
+        ["q_proj", "v_proj"],
+    )
     assert parse_override("kl-coef=0.005") == ("kl_coef", 0.005)
 
 
@@ -33,13 +35,16 @@ def test_unknown_preset_lists_the_presets():
         load_config(preset="huge")
 
 
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"mode": "selfplay"}, "mode='selfplay' is not supported"),
-    ({"model": "random"}, "needs a model_type"),
-    ({"plays_per_env": 0}, "plays_per_env=0 must be at least 1"),
-    ({"temperature": 0.0}, "greedy decoding"),
-    ({"rae_decay": 1.0}, "SPIRAL uses 0.95"),
-])
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"mode": "selfplay"}, "mode='selfplay' is not supported"),
+        ({"model": "random"}, "needs a model_type"),
+        ({"plays_per_env": 0}, "plays_per_env=0 must be at least 1"),
+        ({"temperature": 0.0}, "greedy decoding"),
+        ({"rae_decay": 1.0}, "SPIRAL uses 0.95"),
+    ],
+)
 def test_cross_field_checks(fields, message):
     with pytest.raises(ConfigError, match=message):
         TrainConfig(**fields)

@@ -40,8 +40,15 @@ def pool():
 def _play(pool, specs, replies, history_turns=1):
     tokenizer = char_tokenizer()
     engine = Scripted(tokenizer, replies)
-    episodes = play_episodes(specs, pool, engine, tokenizer, max_prompt_tokens=4000,
-                             max_new_tokens=8, history_turns=history_turns)
+    episodes = play_episodes(
+        specs,
+        pool,
+        engine,
+        tokenizer,
+        max_prompt_tokens=4000,
+        max_new_tokens=8,
+        history_turns=history_turns,
+    )
     return episodes, engine
 
 

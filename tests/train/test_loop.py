@@ -29,8 +29,9 @@ def test_spade_mode_two_iterations_end_to_end(tiny):
     assert second["loss/samples"] >= 6 and second["loss/designer_tokens"] > 0
     assert "solver/eval_win_rate" in second
     workspace = Path(config.workspace)
-    registered = sorted(p.name for p in (workspace / "registry").iterdir()
-                        if not p.name.startswith("."))
+    registered = sorted(
+        p.name for p in (workspace / "registry").iterdir() if not p.name.startswith(".")
+    )
     assert registered == ["BankSettlement-v0", "BudgetAllocation-v0"]
     from spadegym.memory import EnvironmentMemory
 
@@ -39,8 +40,12 @@ def test_spade_mode_two_iterations_end_to_end(tiny):
         assert stats.n_plain == 4 and stats.n_hint == 4  # two iterations of K=2 each
     lines = read_metrics(workspace)
     assert [line["iteration"] for line in lines] == [0, 1]
-    assert all(k.split("/")[0] in {"designer", "solver", "validate", "loss", "time"}
-               for line in lines for k in line if k != "iteration")
+    assert all(
+        k.split("/")[0] in {"designer", "solver", "validate", "loss", "time"}
+        for line in lines
+        for k in line
+        if k != "iteration"
+    )
 
 
 def test_fixed_mode_two_iterations_end_to_end(tiny):
@@ -99,8 +104,11 @@ def test_a_run_that_fails_to_start_leaves_no_worker_processes(tiny, tmp_path):
     # The corpus is read after the validator, the model, the engine and the memory exist.
     with pytest.raises(ConfigError):
         train(tiny(corpus=str(tmp_path / "missing.jsonl")))
-    left = [p for p in psutil.Process().children(recursive=True)
-            if p.pid not in before and p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    left = [
+        p
+        for p in psutil.Process().children(recursive=True)
+        if p.pid not in before and p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    ]
     assert left == []
 
 

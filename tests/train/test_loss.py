@@ -15,13 +15,16 @@ def _loss(ratio: float, advantage: float, **kw):
     return clipped_loss(logp, old, torch.tensor([advantage]), mask, 0.2, 0.28, **kw)
 
 
-@pytest.mark.parametrize(("ratio", "advantage", "expected", "clipped"), [
-    (1.0, 1.0, -1.0, 0.0),
-    (1.5, 1.0, -1.28, 1.0),     # clip-higher: the gain stops at 1 + 0.28
-    (0.5, 1.0, -0.5, 0.0),      # below the floor with A > 0: the unclipped term is smaller
-    (0.5, -1.0, 0.8, 1.0),      # A < 0: the floor 1 - 0.2 binds
-    (1.5, -1.0, 1.5, 0.0),      # A < 0 above the ceiling: no clipping, full penalty
-])
+@pytest.mark.parametrize(
+    ("ratio", "advantage", "expected", "clipped"),
+    [
+        (1.0, 1.0, -1.0, 0.0),
+        (1.5, 1.0, -1.28, 1.0),  # clip-higher: the gain stops at 1 + 0.28
+        (0.5, 1.0, -0.5, 0.0),  # below the floor with A > 0: the unclipped term is smaller
+        (0.5, -1.0, 0.8, 1.0),  # A < 0: the floor 1 - 0.2 binds
+        (1.5, -1.0, 1.5, 0.0),  # A < 0 above the ceiling: no clipping, full penalty
+    ],
+)
 def test_clipped_surrogate(ratio, advantage, expected, clipped):
     loss, stats = _loss(ratio, advantage)
     assert float(loss) == pytest.approx(expected, rel=1e-5)

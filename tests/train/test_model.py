@@ -9,12 +9,19 @@ from spadegym_train.model import base_weights, load_policy
 
 def _samples(policy):
     tokenizer = policy.tokenizer
-    prompt = tokenizer("<|im_start|>user\nHeaps: 3 4<|im_end|>\n<|im_start|>assistant\n",
-                       add_special_tokens=False)["input_ids"]
+    prompt = tokenizer(
+        "<|im_start|>user\nHeaps: 3 4<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False
+    )["input_ids"]
     replies = ["\\boxed{1 3}", "\\boxed{2 1}", "no", "\\boxed{}"]
-    return [Sample(role, prompt, tokenizer(r, add_special_tokens=False)["input_ids"], adv)
-            for r, adv, role in zip(replies, [1.0, -1.0, 0.5, -0.5],
-                                    ["solver", "solver", "designer", "designer"], strict=True)]
+    return [
+        Sample(role, prompt, tokenizer(r, add_special_tokens=False)["input_ids"], adv)
+        for r, adv, role in zip(
+            replies,
+            [1.0, -1.0, 0.5, -0.5],
+            ["solver", "solver", "designer", "designer"],
+            strict=True,
+        )
+    ]
 
 
 @pytest.mark.parametrize("four_bit", [False, True], ids=["fp32", "nf4"])
@@ -29,14 +36,18 @@ def test_update_changes_lora_weights_only(tiny, four_bit):
         assert layers[0].weight.quant_state.nested  # double quantisation
         assert set(policy.adapters.values()) == {"designer", "solver"}
     before_base = base_weights(policy)
-    before_lora = {k: v.clone() for name, state in policy.adapter_state().items()
-                   for k, v in ((f"{name}.{k}", v) for k, v in state.items())}
+    before_lora = {
+        k: v.clone()
+        for name, state in policy.adapter_state().items()
+        for k, v in ((f"{name}.{k}", v) for k, v in state.items())
+    }
     optimizer = make_optimizer(config, policy.lora_parameters())
     metrics = update(policy, optimizer, _samples(policy), config)
     assert metrics["loss/samples"] == 4 and metrics["loss/ratio"] == pytest.approx(1.0, abs=1e-4)
     assert metrics["loss/kl"] == pytest.approx(0.0, abs=1e-6)  # LoRA B starts at 0
-    after_lora = {f"{name}.{k}": v for name, state in policy.adapter_state().items()
-                  for k, v in state.items()}
+    after_lora = {
+        f"{name}.{k}": v for name, state in policy.adapter_state().items() for k, v in state.items()
+    }
     changed = [k for k in before_lora if not torch.equal(before_lora[k], after_lora[k])]
     assert changed, "no LoRA weight moved"
     if four_bit:  # each role trained its own adapter

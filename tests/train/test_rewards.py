@@ -43,7 +43,7 @@ def test_spade_blend_caps_the_regret_term():
 def test_spice_variance_peaks_at_half():
     assert spice_variance([1.0, 0.0, 1.0, 0.0]) == pytest.approx(1.0)
     assert spice_variance(WINS_3_OF_10) == pytest.approx(math.exp(-((0.21 - 0.25) ** 2) / 0.02))
-    assert spice_variance([1.0] * 5) == pytest.approx(math.exp(-(0.25 ** 2) / 0.02))
+    assert spice_variance([1.0] * 5) == pytest.approx(math.exp(-(0.25**2) / 0.02))
 
 
 def test_spice_variance_counts_only_full_wins():

@@ -33,8 +33,10 @@ def test_lock_pick_is_valid_and_described():
 
 
 def test_raw_reply_with_reasoning_and_fence_validates():
-    reply = "<think>let me write ```python\nclass BadEnv: pass\n```</think>\nHere it is:\n" \
-            f"```python\n{LOCK_PICK}\n```\nEnjoy."
+    reply = (
+        "<think>let me write ```python\nclass BadEnv: pass\n```</think>\nHere it is:\n"
+        f"```python\n{LOCK_PICK}\n```\nEnjoy."
+    )
     assert validate(reply, FAST).ok
 
 
@@ -62,23 +64,33 @@ def test_policy_refusal_is_a_line_sentence():
     assert report.failures[0].message.startswith("Line 1:")
 
 
-@pytest.mark.parametrize("source, fragment", [
-    (LOCK_PICK + "\nclass OtherEnv:\n    'x'\n", "2 classes"),
-    (re.sub(r'"""Pick.*?opens[.]"""', "", LOCK_PICK, flags=re.S), "needs a docstring"),
-    (LOCK_PICK.replace("def reset(self, seed=None, options=None)", "def reset(self, seed=None)"),
-     "reset must accept (self, seed=None, options=None)"),
-])
+@pytest.mark.parametrize(
+    "source, fragment",
+    [
+        (LOCK_PICK + "\nclass OtherEnv:\n    'x'\n", "2 classes"),
+        (re.sub(r'"""Pick.*?opens[.]"""', "", LOCK_PICK, flags=re.S), "needs a docstring"),
+        (
+            LOCK_PICK.replace(
+                "def reset(self, seed=None, options=None)", "def reset(self, seed=None)"
+            ),
+            "reset must accept (self, seed=None, options=None)",
+        ),
+    ],
+)
 def test_structure(source, fragment):
     report = validate(source, FAST)
     assert failed(report) == "structure"
     assert fragment in report.failures[0].message
 
 
-@pytest.mark.parametrize("change, fragment", [
-    (("max_turns = 8", "max_turns = 500"), "max_turns must be an int"),
-    (("max_turns = 8", "max_turns = 'eight'"), "max_turns must be an int"),
-    (("import random", "import random\nBOOM = 1 // 0"), "ZeroDivisionError"),
-])
+@pytest.mark.parametrize(
+    "change, fragment",
+    [
+        (("max_turns = 8", "max_turns = 500"), "max_turns must be an int"),
+        (("max_turns = 8", "max_turns = 'eight'"), "max_turns must be an int"),
+        (("import random", "import random\nBOOM = 1 // 0"), "ZeroDivisionError"),
+    ],
+)
 def test_load(change, fragment):
     report = validate(LOCK_PICK.replace(*change), FAST)
     assert failed(report) == "load"
@@ -86,14 +98,17 @@ def test_load(change, fragment):
 
 
 def test_api_reset_must_return_text():
-    report = validate(make_program("return 'x', 0.0, True, False, {}", reset_body="return 3, {}"),
-                      FAST)
+    report = validate(
+        make_program("return 'x', 0.0, True, False, {}", reset_body="return 3, {}"), FAST
+    )
     assert failed(report) == "api" and "must be a str" in report.failures[0].message
 
 
 def test_solution_that_does_not_win():
-    report = validate(LOCK_PICK.replace('return ["\\\\boxed{" + self.code + "}"]',
-                                        'return ["\\\\boxed{000}"]'), FAST)
+    report = validate(
+        LOCK_PICK.replace('return ["\\\\boxed{" + self.code + "}"]', 'return ["\\\\boxed{000}"]'),
+        FAST,
+    )
     assert failed(report) == "solvable"
     assert "does not win" in report.failures[0].message
 
@@ -107,45 +122,53 @@ def test_fixed_puzzle_is_not_procedural():
 def test_state_shared_between_instances_breaks_determinism():
     source = LOCK_PICK.replace("class LockPickEnv:", "CALLS = [0]\n\nclass LockPickEnv:").replace(
         'return "A 3-digit lock. Guess with \\\\boxed{ddd}.", {}',
-        'CALLS[0] += 1\n        return f"Lock number {CALLS[0]}. Guess with boxed digits.", {}')
+        'CALLS[0] += 1\n        return f"Lock number {CALLS[0]}. Guess with boxed digits.", {}',
+    )
     report = validate(source, ValidationConfig(fuzz_examples=5, check_env=False))
     assert "determinism" in [c.name for c in report.failures]
 
 
 def test_empty_reply_that_wins_is_trivial():
-    source = LOCK_PICK.replace("guess = extract_boxed(action)",
-                               "guess = extract_boxed(action)\n"
-                               "        if not action:\n"
-                               "            return 'Open.', 1.0, True, False, {}")
+    source = LOCK_PICK.replace(
+        "guess = extract_boxed(action)",
+        "guess = extract_boxed(action)\n"
+        "        if not action:\n"
+        "            return 'Open.', 1.0, True, False, {}",
+    )
     report = validate(source, FAST)
     assert [c.name for c in report.failures] == ["not_trivial"]
     assert "an empty reply" in report.failures[0].message
 
 
 def test_step_that_raises_on_odd_input_is_not_robust():
-    source = LOCK_PICK.replace("guess = extract_boxed(action)",
-                               "guess = extract_boxed(action)\n"
-                               "        if guess == '':\n"
-                               "            raise ValueError('empty box')")
+    source = LOCK_PICK.replace(
+        "guess = extract_boxed(action)",
+        "guess = extract_boxed(action)\n"
+        "        if guess == '':\n"
+        "            raise ValueError('empty box')",
+    )
     report = validate(source, ValidationConfig(check_env=False))
     assert [c.name for c in report.failures] == ["robust"]
     assert "ValueError" in report.failures[0].message
 
 
 def test_slow_step_breaks_the_budget():
-    source = LOCK_PICK.replace("guess = extract_boxed(action)",
-                               "guess = extract_boxed(action)\n"
-                               "        total = sum(i * i for i in range(300000))")
-    report = validate(source, ValidationConfig(step_budget=0.005, fuzz_examples=5,
-                                               check_env=False))
+    source = LOCK_PICK.replace(
+        "guess = extract_boxed(action)",
+        "guess = extract_boxed(action)\n        total = sum(i * i for i in range(300000))",
+    )
+    report = validate(source, ValidationConfig(step_budget=0.005, fuzz_examples=5, check_env=False))
     assert [c.name for c in report.failures] == ["budget"]
 
 
-@pytest.mark.parametrize("hint, fragment", [
-    ('return "The code is " + self.code + "."', "gives the answer away"),
-    ('return "Think. " * 200', "under 500"),
-    ('return ""', "empty string"),
-])
+@pytest.mark.parametrize(
+    "hint, fragment",
+    [
+        ('return "The code is " + self.code + "."', "gives the answer away"),
+        ('return "Think. " * 200', "under 500"),
+        ('return ""', "empty string"),
+    ],
+)
 def test_hint_rules(hint, fragment):
     source = LOCK_PICK.replace('return "Change one digit at a time and watch the count."', hint)
     report = validate(source, FAST)

@@ -20,8 +20,9 @@ def test_verdicts_match_validate():
     expected = [validate(text, FAST) for text in (LOCK_PICK, BROKEN, "no program here")]
     assert [r.ok for r in reports] == [e.ok for e in expected] == [True, False, False]
     for report, reference in zip(reports, expected, strict=True):
-        assert [(c.name, c.passed, c.message) for c in report.checks] == \
-            [(c.name, c.passed, c.message) for c in reference.checks]
+        assert [(c.name, c.passed, c.message) for c in report.checks] == [
+            (c.name, c.passed, c.message) for c in reference.checks
+        ]
 
 
 def test_each_program_gets_its_own_worker_and_static_failures_get_none():
@@ -61,11 +62,14 @@ def test_progress_and_memory_run_in_this_process(tmp_path):
     from spadegym.memory import EnvironmentMemory, HashingEmbedder
 
     seen = []
-    with EnvironmentMemory(tmp_path, HashingEmbedder()) as memory, \
-            Validator(FAST, workers=2, warm=False) as validator:
+    with (
+        EnvironmentMemory(tmp_path, HashingEmbedder()) as memory,
+        Validator(FAST, workers=2, warm=False) as validator,
+    ):
         memory.add("lock-pick", LOCK_PICK)
-        reports = validator.validate_many([LOCK_PICK, BROKEN], memory=memory,
-                                          progress=lambda k, r: seen.append((k, r.ok)))
+        reports = validator.validate_many(
+            [LOCK_PICK, BROKEN], memory=memory, progress=lambda k, r: seen.append((k, r.ok))
+        )
     assert sorted(seen) == [(0, False), (1, False)]
     assert reports[0].failures[0].name == "novelty"
     assert "lock-pick" in reports[0].failures[0].message
