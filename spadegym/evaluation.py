@@ -1,21 +1,21 @@
 """``evaluate``: play registered environments with a language model as the solver.
 
 Each one-player environment is played ``episodes`` times without its hint and, when it has a
-``hint()``, ``episodes`` times with it (the hint appended to the first observation as
-a blank line and ``HINT: ...``, the SPADE convention), on the same seeds, so the two halves compare
-like with like. Regret is ``max(0, mean(hint outcomes) - mean(plain outcomes))``. Two-player
-games are played by the model in both seats; their outcomes are seat 0's, reported apart, and
-a hint (when the game has one) goes to seat 0 only.
+``hint()``, ``episodes`` times with it, on the same seeds, so the two halves compare like with
+like. Regret is ``max(0, mean(hint outcomes) - mean(plain outcomes))``. Two-player games are
+played by the model in both seats; their outcomes are seat 0's, reported apart, and a hint
+(when the game has one) goes to seat 0 only.
 
-The solver sees a short system prompt, then the observations as user messages and its own
-replies as assistant messages: the whole episode is one chat. Episodes run side by side; each
-round asks the model for every live episode's next reply at once (``concurrency`` requests in
-flight), then steps every environment, all over one ``SandboxPool``.
+Episodes are played by ``spadegym.play``, the module the trainer plays with too: the same
+system prompt per kind, the same hint format and the same view of the episode (the first
+observation and the last ``history_turns`` exchanges), so a model is evaluated under the
+prompts it was trained with. Each round asks the model for every live episode's next reply at
+once (``concurrency`` requests in flight), then steps every environment, all over one
+``SandboxPool``.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import statistics
 import sys
 import time
@@ -24,7 +24,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spadegym.errors import ConfigError
+from spadegym.errors import ConfigError, ProgramError
+from spadegym.play import (
+    DEFAULT_HISTORY_TURNS,
+    HINT_SEPARATOR,
+    ChatSolver,
+    EpisodeSpec,
+    play_episodes,
+    solver_system_prompt,
+    with_hint,
+)
 
 __all__ = [
     "HINT_MODES",
@@ -39,35 +48,8 @@ __all__ = [
 HINT_MODES = ("none", "both", "only")
 """``none``: plain plays only; ``both``: plain and hint plays; ``only``: hint plays only."""
 
-HINT_PREFIX = "\n\nHINT: "
-"""What joins the first observation and the hint in a hint play."""
-
-_PUZZLE_PROMPT = (
-    "You are playing a text game. Each user message is what the game shows you. Think as "
-    "much as you need, then give your move or answer in \\boxed{...} at the end of your "
-    "reply, in the format the game asks for."
-)
-_TOOL_PROMPT = (
-    "You are completing a task with tools. Call a tool with a block "
-    '<tool_call>{"name": "...", "arguments": {...}}</tool_call> (several blocks are '
-    "allowed in one reply); each user message shows the results. When you are done, give "
-    "the final answer in <answer>...</answer>."
-)
-_GAME_PROMPT = (
-    "You are playing a two-player game against an opponent. Each user message is what the "
-    "game shows you when it is your turn. Give your move in \\boxed{...} at the end of your "
-    "reply, in the format the game asks for. An illegal move loses the game."
-)
-
-
-def solver_system_prompt(kind: str) -> str:
-    """The solver's system prompt for an environment of this kind."""
-    return {"tool": _TOOL_PROMPT, "two_player": _GAME_PROMPT}.get(kind, _PUZZLE_PROMPT)
-
-
-def with_hint(observation: str, hint: str | None) -> str:
-    """The first observation of a hint play."""
-    return observation if not hint else f"{observation}{HINT_PREFIX}{hint}"
+HINT_PREFIX = HINT_SEPARATOR
+"""What joins the first observation and the hint in a hint play (``spadegym.play``)."""
 
 
 @dataclass
@@ -292,64 +274,6 @@ class _Target:
     first_observation: str
 
 
-class _Play:
-    """One episode in progress: its environment and one chat per seat."""
-
-    def __init__(self, target: _Target, env: Any, seed: int, hint: bool):
-        self.target = target
-        self.env = env
-        self.seed = seed
-        self.hint = hint
-        self.chats: dict[int, list[dict[str, str]]] = {}
-        self.seat = 0
-        self.pending = ""
-        self.hint_text: str | None = None
-        self.error: str | None = None
-        self.done = False
-        self.result: EpisodeResult | None = None
-
-    def start(self, options: dict | None) -> None:
-        obs, info = self.env.reset(seed=self.seed, options=options)
-        self.seat = info.get("player", 0) if self.env.num_players == 2 else 0
-        self.hint_text = self.env.hint() if self.hint else None
-        self.pending = obs
-
-    def messages(self) -> list[dict[str, str]]:
-        first = self.seat not in self.chats
-        chat = self.chats.setdefault(
-            self.seat, [{"role": "system", "content": solver_system_prompt(self.target.kind)}]
-        )
-        content = self.pending
-        if first and self.seat == 0 and self.hint_text:
-            # In a game the hint belongs to seat 0, with the first observation it is shown.
-            content = with_hint(content, self.hint_text)
-        chat.append({"role": "user", "content": content})
-        return chat
-
-    def answer(self, reply: str, error: str | None) -> None:
-        self.chats[self.seat].append({"role": "assistant", "content": reply})
-        self.error = self.error or error
-        obs, _, terminated, truncated, info = self.env.step(reply)
-        if terminated or truncated:
-            outcome = info.get("episode_outcome", 0.0)
-            if isinstance(outcome, list):  # a game: [r0, r1]
-                outcome = outcome[0]
-            failure = info["error"].get("message") if "error" in info else self.error
-            self.result = EpisodeResult(
-                self.target.env_id,
-                self.seed,
-                self.hint,
-                float(outcome),
-                int(info.get("episode_turns", 0)),
-                failure,
-            )
-            self.done = True
-            return
-        if self.env.num_players == 2:
-            self.seat = info.get("player", 1 - self.seat)
-        self.pending = obs
-
-
 def _targets(
     ids: Sequence[str] | None,
     skill: str | None,
@@ -405,21 +329,6 @@ def _targets(
     ]
 
 
-def _ask_all(
-    llm: Any, plays: list[_Play], pool: concurrent.futures.Executor
-) -> list[tuple[str, str | None]]:
-    """Every live play's next reply, ``concurrency`` requests at a time."""
-    from spadegym.llm.base import LLMError
-
-    def ask(messages: list[dict[str, str]]) -> tuple[str, str | None]:
-        try:
-            return llm.complete(messages, 1)[0], None
-        except LLMError as exc:
-            return "", f"the model failed: {exc}"
-
-    return list(pool.map(ask, [play.messages() for play in plays]))
-
-
 def evaluate(
     llm: Any,
     ids: Sequence[str] | None = None,
@@ -434,6 +343,7 @@ def evaluate(
     memory: Any = None,
     concurrency: int = 8,
     batch: int = 64,
+    history_turns: int | None = DEFAULT_HISTORY_TURNS,
     workers: int | None = None,
     sandbox: Any = None,
     progress: Callable[[str], None] | bool | None = None,
@@ -455,6 +365,9 @@ def evaluate(
             recorded there (the environment is added first when the memory lacks it).
         concurrency: model requests in flight at once.
         batch: episodes played side by side.
+        history_turns: earlier exchanges the solver sees besides the first observation
+            (``None``: the whole episode); the trainer's default, so a trained model is
+            evaluated under the prompts it learned with.
         workers: sandbox workers (default: up to 2, one per core).
         sandbox: the ``SandboxConfig`` of the workers.
         progress: a callable given one line per finished environment, or True for stderr.
@@ -467,7 +380,6 @@ def evaluate(
     """
     import os
 
-    from spadegym.env import ProgramEnv
     from spadegym.sandbox import SandboxPool
 
     if hint not in HINT_MODES:
@@ -479,57 +391,53 @@ def evaluate(
         )
     if difficulty is not None and not 1 <= difficulty <= 5:
         raise ConfigError(f"difficulty={difficulty}: difficulties are 1..5.")
+    if history_turns is not None and history_turns < 0:
+        raise ConfigError(f"history_turns={history_turns} must be 0 or more (or None: all).")
     say = _progress_writer(progress)
     started = time.perf_counter()
     targets = _targets(ids, skill, kind, roots)
     options = {"difficulty": difficulty} if difficulty is not None else None
+    conditions = [h for h in (False, True) if (h and hint != "none") or (not h and hint != "only")]
+    per_target = episodes * len(conditions)
+    group_size = max(1, batch // per_target)
     pool = SandboxPool(workers or min(2, os.cpu_count() or 1), sandbox)
-    threads = concurrent.futures.ThreadPoolExecutor(concurrency)
+    solver = ChatSolver(llm, concurrency)
     results: list[EnvResult] = []
     all_episodes: list[EpisodeResult] = []
-    errors = 0
     try:
-        for start in range(0, len(targets), max(1, batch // (2 * episodes))):
-            group = targets[start : start + max(1, batch // (2 * episodes))]
-            plays: list[_Play] = []
-            for target in group:
-                probe = ProgramEnv(target.source, pool=pool, on_error="terminate")
-                has_hint = probe.program_info.has_hint
-                probe.close()
-                results.append(
-                    EnvResult(target.env_id, target.title, target.skill, target.kind, has_hint)
+        for start in range(0, len(targets), group_size):
+            group = targets[start : start + group_size]
+            specs = [
+                EpisodeSpec(
+                    t.env_id,
+                    t.source,
+                    seed + k,
+                    options,
+                    hint_source="program" if hinted else None,
                 )
-                conditions = [
-                    c
-                    for c in (False, True)
-                    if (c is False and hint != "only")
-                    or (c is True and hint != "none" and has_hint)
-                ]
-                for hinted in conditions:
-                    for k in range(episodes):
-                        env = ProgramEnv(target.source, pool=pool, on_error="terminate")
-                        plays.append(_Play(target, env, seed + k, hinted))
-            try:
-                for play in plays:
-                    play.start(options)
-                live = [p for p in plays if not p.done]
-                while live:
-                    replies = _ask_all(llm, live, threads)
-                    for play, (reply, error) in zip(live, replies):
-                        errors += error is not None
-                        play.answer(reply, error)
-                    live = [p for p in live if not p.done]
-            finally:
-                for play in plays:
-                    play.env.close()
-            for result in results[-len(group) :]:
-                mine = [p.result for p in plays if p.target.env_id == result.env_id]
-                result.plain = [r.outcome for r in mine if not r.hint]
-                result.hinted = [r.outcome for r in mine if r.hint]
-                all_episodes += mine
+                for t in group
+                for hinted in conditions
+                for k in range(episodes)
+            ]
+            played = play_episodes(specs, pool, solver, history_turns=history_turns)
+            hints = _has_hint(pool, group)
+            for target, has_hint in zip(group, hints, strict=True):
+                mine = [e for e in played if e.spec.env_key == target.env_id]
+                hint_plays = [e for e in mine if e.spec.hint_play]
+                result = EnvResult(
+                    target.env_id,
+                    target.title,
+                    target.skill,
+                    target.kind,
+                    has_hint,
+                    plain=[e.outcome[0] for e in mine if not e.spec.hint_play],
+                    hinted=[e.outcome[0] for e in hint_plays if not e.dropped],
+                )
+                results.append(result)
+                all_episodes += [_episode_result(e) for e in mine if not e.dropped]
                 say(_line(result))
     finally:
-        threads.shutdown(wait=False)
+        solver.close()
         pool.close()
     if memory is not None:
         _record(memory, targets, results)
@@ -538,8 +446,29 @@ def evaluate(
         results,
         all_episodes,
         time.perf_counter() - started,
-        errors,
+        solver.errors,
         str(getattr(memory, "path", "")) or None if memory is not None else None,
+    )
+
+
+def _has_hint(pool: Any, targets: Sequence[_Target]) -> list[bool]:
+    """Whether each target's program defines ``hint()`` (read from its loaded class)."""
+    handles = pool.open_many([(t.source, t.env_id) for t in targets])
+    opened = [h for h in handles if not isinstance(h, ProgramError)]
+    pool.release_many(opened)
+    return [not isinstance(h, ProgramError) and bool(h.info.has_hint) for h in handles]
+
+
+def _episode_result(episode: Any) -> EpisodeResult:
+    """The report's record of one played episode (seat 0's outcome for a game)."""
+    errors = episode.solver_errors
+    return EpisodeResult(
+        episode.spec.env_key,
+        episode.spec.seed,
+        episode.hinted,
+        episode.outcome[0],
+        episode.steps,
+        episode.error or (errors[0] if errors else None),
     )
 
 
