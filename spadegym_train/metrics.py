@@ -70,11 +70,7 @@ class MetricsLogger:
 
     def truncate(self, iterations: int) -> None:
         """Drop lines of iterations at or past ``iterations`` (written after the checkpoint)."""
-        if not self.path.exists():
-            return
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        kept = [line for line in lines if json.loads(line)["iteration"] < iterations]
-        self.path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+        truncate_jsonl(self.path, iterations)
 
     def close(self) -> None:
         """Flush and close the sinks."""
@@ -82,6 +78,23 @@ class MetricsLogger:
             self.tensorboard.close()
         if self.wandb is not None:
             self.wandb.finish()
+
+
+def truncate_jsonl(path: Path, iterations: int) -> None:
+    """Drop a run log's lines of iterations at or past ``iterations``.
+
+    A resumed run redoes those iterations; a half-written last line is dropped too.
+    """
+    if not path.exists():
+        return
+    kept = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            if json.loads(line)["iteration"] < iterations:
+                kept.append(line)
+        except (ValueError, KeyError, TypeError):
+            continue
+    path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
 
 
 def summary_line(iteration: int, metrics: dict[str, float]) -> str:

@@ -1,8 +1,10 @@
 """Designer rewards from the solver's plain and hinted outcomes, and the penalties.
 
-All four read the outcomes of one environment's plays. ``regret`` and ``spade_blend`` follow
-SPADE, ``spice_variance`` SPICE (peak at a 50% pass rate), ``learnability`` Absolute Zero.
-"Solved" means an outcome of 1.0, the contract's win; win rate is the mean outcome.
+All four read the outcomes of one environment's plays, on the win-rate scale: one-player
+outcomes as they are, two-player results in [-1, 1] mapped to (r + 1) / 2 first
+(``spadegym.play.as_win_rate``). ``regret`` and ``spade_blend`` follow SPADE,
+``spice_variance`` SPICE (peak at a 50% pass rate), ``learnability`` Absolute Zero. "Solved"
+means an outcome of 1.0, the contract's win; win rate is the mean outcome.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def designer_reward(
     *,
     valid: bool = True,
     failed: bool = False,
-    invalid_penalty: float = -1.0,
+    invalid_reward: float = 0.0,
     timeout_penalty: float = -0.5,
 ) -> float:
     """The reward of one designed environment.
@@ -88,13 +90,13 @@ def designer_reward(
         hint: outcomes of the plays with it.
         valid: whether the program passed validation (and was new).
         failed: whether a step failed or timed out while it was played.
-        invalid_penalty: the reward of an invalid program.
+        invalid_reward: the reward of an invalid or duplicate program (SPADE: 0).
         timeout_penalty: the reward of an environment that failed in play.
     """
     if name not in DESIGNER_REWARDS:
         raise ConfigError(f"designer_reward={name!r} is not one of {', '.join(DESIGNER_REWARDS)}.")
     if not valid:
-        return invalid_penalty
+        return invalid_reward
     if failed:
         return timeout_penalty
     return DESIGNER_REWARDS[name](plain, hint)

@@ -149,35 +149,24 @@ def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
     pytest.importorskip("torch")
     from spadegym.sandbox import SandboxPool
     from spadegym.vector_ray import RaySandboxPool
-    from spadegym_train.engines.base import Completion
-    from spadegym_train.episodes import EpisodeSpec, open_episode_pool, play_episodes
-    from spadegym_train.tokenizer import char_tokenizer
-
-    tokenizer = char_tokenizer()
+    from spadegym.play import EpisodeSpec, Reply, play_episodes
+    from spadegym_train.episodes import open_episode_pool
 
     class Scripted:
         def __init__(self, on_round=None):
             self.round, self.on_round = 0, on_round
 
-        def generate(self, prompts, role, max_new_tokens):
+        def respond(self, requests):
             self.round += 1
             if self.on_round is not None:
                 self.on_round(self.round)
             text = "\\boxed{" + "123"[self.round % 3] * 3 + "}"
-            return [Completion(list(p), tokenizer.encode(text), text) for p in prompts]
+            return [Reply(text) for _ in requests]
 
     specs = [EpisodeSpec(f"lock{k}", LOCK, seed=k, max_turns=6) for k in range(4)]
 
     def play(pool, on_round=None):
-        return play_episodes(
-            specs,
-            pool,
-            Scripted(on_round),
-            tokenizer,
-            max_prompt_tokens=4000,
-            max_new_tokens=8,
-            history_turns=1,
-        )
+        return play_episodes(specs, pool, Scripted(on_round), history_turns=1)
 
     with SandboxPool(2) as local:
         expected = play(local)
@@ -186,8 +175,8 @@ def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
         assert isinstance(remote, RaySandboxPool)
         assert remote.workers[0].load_cached(LOCK, "lock").max_turns == 8
         episodes = play(remote)
-        assert [(e.outcome, [t.text for t in e.turns]) for e in episodes] == [
-            (e.outcome, [t.text for t in e.turns]) for e in expected
+        assert [(e.outcome, [t.reply.text for t in e.turns]) for e in episodes] == [
+            (e.outcome, [t.reply.text for t in e.turns]) for e in expected
         ]
 
         def kill(round_: int) -> None:

@@ -34,9 +34,9 @@ from typing import Any
 from spadegym.contract import KINDS, SKILLS
 from spadegym.corpus import Corpus, Document, load_corpus
 from spadegym.designer import hints
+from spadegym.designer.context import DesignContext, draw_context
 from spadegym.designer.prompts import (
     DIFFICULTY_LEVELS,
-    Example,
     design_messages,
     repair_messages,
 )
@@ -47,9 +47,6 @@ from spadegym.llm.base import ChatLLM, LLMError, Message
 from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
 
 __all__ = ["Slot", "generate", "plan_slot"]
-
-EXAMPLE_CODE_CHARS = 2000
-"""Characters of each example program shown in the design prompt (SPADE shows 2,000)."""
 
 
 @dataclass(frozen=True)
@@ -319,47 +316,24 @@ class _Run:
         cand.status, cand.env_id = "accepted", env_id
 
     def _design_messages(self, slot: Slot) -> list[Message]:
-        examples: list[Example] = []
-        negative = None
-        nearby: list[Example] = []
+        context = DesignContext()
         if self.memory is not None:
             with self.store_lock:
-                # The same skill first, as SPADE does; any skill when it has none yet.
-                frontier = self.memory.frontier(2, skill=slot.skill) or self.memory.frontier(2)
-                examples = [self._example(s) for s in frontier]
-                easy = self.memory.too_easy(1, skill=slot.skill) or self.memory.too_easy(1)
-                hard = self.memory.too_hard(1, skill=slot.skill) or self.memory.too_hard(1)
-                # Alternate the warning between the two failure modes, slot by slot.
-                pick = (easy, hard) if slot.index % 2 == 0 else (hard, easy)
-                chosen = pick[0] or pick[1]
-                if chosen:
-                    why = "too easy" if chosen is easy else "too hard"
-                    negative = self._example(chosen[0], why=why, code=False)
-                if len(self.memory):
-                    nearby = [
-                        Example(n.env_id, n.title, n.skill)
-                        for n in self.memory.near(slot.document.text, 3)
-                    ]
+                context = draw_context(
+                    self.memory,
+                    slot.skill,
+                    slot.document.text,
+                    random.Random(f"spadegym.generate.examples:{slot.index}:{slot.document.id}"),
+                    lambda env_id: _source_of(self.registry, env_id),
+                )
         return design_messages(
             slot.skill,
             slot.difficulty,
             slot.document.text,
             kind=slot.kind,
-            examples=examples,
-            negative=negative,
-            nearby=nearby,
-        )
-
-    def _example(self, stats: Any, *, why: str = "", code: bool = True) -> Example:
-        source = _source_of(self.registry, stats.env_id) if code else None
-        return Example(
-            stats.env_id,
-            stats.title,
-            stats.skill,
-            stats.win_rate,
-            stats.regret,
-            source[:EXAMPLE_CODE_CHARS] if source else None,
-            why,
+            examples=context.examples,
+            negative=context.negative,
+            nearby=context.nearby,
         )
 
 

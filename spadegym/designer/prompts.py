@@ -344,22 +344,47 @@ Here is the game:
 ```python
 {program}
 ```
-
-Write a hint for this game: 1-3 sentences, under {words} words and {chars} characters. Point \
+{instance}
+Write a hint for {which}: 1-3 sentences, under {words} words and {chars} characters. Point \
 at the approach that works (what to notice, what to try first, what to keep track of), not \
 at the answer: never give values, moves, positions, codes or the solution of any instance, \
-and never mention the code, variables, seeds or the hint itself. Write only what applies to \
-every instance of the game. Reply with the hint alone, no preamble."""
+and never mention the code, variables, seeds or the hint itself. {scope} Reply with the \
+hint alone, no preamble."""
+
+_INSTANCE = """
+The player has just been shown this first observation (the hint will be appended to it):
+```text
+{observation}
+```
+"""
 
 
-def hint_messages(program: str) -> list[Message]:
-    """The hint-writer's request for ``program`` (a program without ``hint()``)."""
+def hint_messages(program: str, first_observation: str | None = None) -> list[Message]:
+    """The hint-writer's request for ``program``.
+
+    Args:
+        program: the program's source (its ``hint()``, if any, is not asked for).
+        first_observation: the instance the hint is for (SPADE's hinter writes per game;
+            spadegym_train's per instance); ``None`` asks for a hint for every instance.
+    """
+    if first_observation is None:
+        instance, which = "", "this game"
+        scope = "Write only what applies to every instance of the game."
+    else:
+        instance = _INSTANCE.format(observation=first_observation.rstrip())
+        which = "this instance"
+        scope = "Speak only of what the player can see."
     return [
         {"role": "system", "content": _HINT_SYSTEM},
         {
             "role": "user",
             "content": _HINT.format(
-                program=program.rstrip(), words=100, chars=contract.MAX_HINT_CHARS
+                program=program.rstrip(),
+                instance=instance,
+                which=which,
+                scope=scope,
+                words=100,
+                chars=contract.MAX_HINT_CHARS,
             ),
         },
     ]

@@ -1,10 +1,17 @@
-"""The engine interface and the one place chat messages become prompt tokens."""
+"""The engine interface and the one place chat messages become prompt tokens.
+
+Roles: ``"designer"`` and ``"solver"`` sample with their LoRA adapter; ``"base"`` samples with
+the adapters disabled (the frozen base model, which writes the hints).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+BASE_ROLE = "base"
+"""The role that samples from the frozen base model (adapters disabled): the hinter."""
 
 
 @dataclass
@@ -15,11 +22,16 @@ class Completion:
         prompt_ids: the prompt's token ids, as the model saw them.
         response_ids: the reply's token ids, the end-of-turn token included when it was written.
         text: the reply decoded without special tokens.
+        logprobs: the engine's log-probability of each response token under the distribution it
+            sampled from (temperature and top-p applied), or ``None`` when it gives none. The
+            learner's own log-probabilities differ slightly (kernels, precision, batching);
+            truncated importance sampling corrects for it.
     """
 
     prompt_ids: list[int]
     response_ids: list[int]
     text: str
+    logprobs: list[float] | None = None
 
 
 class GenerationEngine(Protocol):
@@ -28,7 +40,7 @@ class GenerationEngine(Protocol):
     def generate(
         self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
     ) -> list[Completion]:
-        """Sample one reply per prompt with the adapter of ``role``."""
+        """Sample one reply per prompt with the adapter of ``role`` (``"base"``: none)."""
         ...
 
     def sync(self, step: int) -> None:

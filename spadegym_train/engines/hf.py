@@ -2,12 +2,44 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
-from spadegym_train.engines.base import Completion, trim_response
+from spadegym_train.engines.base import BASE_ROLE, Completion, trim_response
+
+
+class LogprobRecorder:
+    """A logits processor that records the log-probability of each sampled token.
+
+    It runs last, after the temperature and top-p warpers, so it sees the distribution that
+    is actually sampled from. At step ``t`` it knows the token drawn at step ``t - 1`` (the
+    last column of ``input_ids``); the final token's log-prob is read by ``finish``. Only one
+    ``(batch, vocabulary)`` row of log-probs is held at a time, never the whole history.
+    """
+
+    def __init__(self) -> None:
+        self.previous: torch.Tensor | None = None
+        self.columns: list[torch.Tensor] = []
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
+        """Record the previous token's log-prob and keep this step's distribution."""
+        if self.previous is not None:
+            self.columns.append(self.previous.gather(-1, input_ids[:, -1:]).squeeze(-1))
+        self.previous = torch.log_softmax(scores.float(), dim=-1)
+        return scores
+
+    def finish(self, sequences: torch.Tensor) -> torch.Tensor:
+        """Log-probs of the generated tokens, shape ``(batch, new tokens)``."""
+        if self.previous is not None:
+            self.columns.append(self.previous.gather(-1, sequences[:, -1:]).squeeze(-1))
+        self.previous = None
+        columns, self.columns = self.columns, []
+        if not columns:
+            return torch.zeros((sequences.shape[0], 0))
+        return torch.stack(columns, dim=1).cpu()
 
 
 class HFEngine:
@@ -15,7 +47,9 @@ class HFEngine:
 
     Prompts are sorted by length before batching (less padding), and answers are returned in
     the order of the prompts. Sampling draws from torch's global generator, which the loop
-    seeds and checkpoints, so a resumed run samples the same replies.
+    seeds and checkpoints, so a resumed run samples the same replies. The temperature and
+    top-p warpers are passed as logits processors, followed by a ``LogprobRecorder``, so each
+    completion carries the log-probs it was sampled with.
     """
 
     def __init__(self, config: Any, policy: Any):
@@ -30,13 +64,26 @@ class HFEngine:
                 stops.add(token_id)
         self.stop_ids = {s for s in stops if s is not None}
 
+    def _processors(self) -> tuple[Any, LogprobRecorder]:
+        from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
+
+        recorder = LogprobRecorder()
+        processors: list[Any] = []
+        if self.config.temperature != 1.0:
+            processors.append(TemperatureLogitsWarper(self.config.temperature))
+        if self.config.top_p < 1.0:
+            processors.append(TopPLogitsWarper(self.config.top_p))
+        return LogitsProcessorList([*processors, recorder]), recorder
+
     @torch.no_grad()
     def generate(
         self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
     ) -> list[Completion]:
-        """Sample one reply per prompt with the adapter of ``role``."""
+        """Sample one reply per prompt with the adapter of ``role`` (``"base"``: none)."""
         policy = self.policy
-        policy.use(role)
+        base = role == BASE_ROLE
+        if not base:
+            policy.use(role)
         policy.model.eval()
         order = sorted(range(len(prompts)), key=lambda k: len(prompts[k]))
         results: list[Completion | None] = [None] * len(prompts)
@@ -50,22 +97,27 @@ class HFEngine:
                 prompt = prompts[k]
                 ids[row, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
                 mask[row, width - len(prompt) :] = 1
-            output = policy.model.generate(
-                input_ids=ids.to(policy.device),
-                attention_mask=mask.to(policy.device),
-                do_sample=True,
-                temperature=self.config.temperature,
-                top_p=self.config.top_p,
-                top_k=0,
-                max_new_tokens=max_new_tokens,
-                pad_token_id=self.pad_id,
-                eos_token_id=sorted(self.stop_ids),
-                use_cache=True,
-            )
+            processors, recorder = self._processors()
+            with policy.reference() if base else contextlib.nullcontext():
+                output = policy.model.generate(
+                    input_ids=ids.to(policy.device),
+                    attention_mask=mask.to(policy.device),
+                    do_sample=True,
+                    temperature=1.0,  # the warpers are in ``processors``, before the recorder
+                    top_p=1.0,
+                    top_k=0,
+                    logits_processor=processors,
+                    max_new_tokens=max_new_tokens,
+                    pad_token_id=self.pad_id,
+                    eos_token_id=sorted(self.stop_ids),
+                    use_cache=True,
+                )
+            logprobs = recorder.finish(output)
             for row, k in enumerate(chunk):
                 response = trim_response(output[row, width:].tolist(), self.stop_ids, self.pad_id)
                 text = policy.tokenizer.decode(response, skip_special_tokens=True)
-                results[k] = Completion(list(prompts[k]), response, text)
+                values = logprobs[row, : len(response)].tolist()
+                results[k] = Completion(list(prompts[k]), response, text, values)
         return results  # type: ignore[return-value]
 
     def sync(self, step: int) -> None:

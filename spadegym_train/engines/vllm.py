@@ -3,16 +3,24 @@
 The base model is loaded once by vLLM (4-bit through bitsandbytes when the run is 4-bit). After
 each update the trainer writes the adapters to ``workspace/adapters/step-N``; the next request
 names that folder under a new LoRA id, so vLLM never serves a stale adapter. Nothing is merged.
+Only the newest ``vllm_keep_adapters`` folders stay on disk. The ``"base"`` role (the hinter)
+samples without any adapter. Each completion carries vLLM's log-probs of its tokens, after
+temperature and top-p where the vLLM version can say so (``logprobs_mode``), for truncated
+importance sampling against the learner's.
+
+Not run in this project's CI (it needs a CUDA GPU and the ``[vllm]`` extra).
 """
 
 from __future__ import annotations
 
+import inspect
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from spadegym.errors import ConfigError
-from spadegym_train.engines.base import Completion, trim_response
+from spadegym_train.engines.base import BASE_ROLE, Completion, trim_response
 
 
 class VLLMEngine:
@@ -41,6 +49,8 @@ class VLLMEngine:
         kwargs: dict[str, Any] = {}
         if config.load_in_4bit:
             kwargs["quantization"] = "bitsandbytes"
+        if "logprobs_mode" in inspect.signature(LLM.__init__).parameters:
+            kwargs["logprobs_mode"] = "processed_logprobs"  # what was sampled from
         self.llm = LLM(
             model=policy.base_path,
             tokenizer=policy.base_path if Path(policy.base_path).exists() else config.model,
@@ -56,6 +66,7 @@ class VLLMEngine:
             **kwargs,
         )
         self.requests: dict[str, Any] = {}
+        self.saved: list[Path] = []
         self._next_id = 1
         tokenizer = policy.tokenizer
         self.stop_ids = {tokenizer.eos_token_id}
@@ -63,11 +74,14 @@ class VLLMEngine:
         self.sync(0)
 
     def sync(self, step: int) -> None:
-        """Save the adapters as they are now and point the next requests at them."""
-        folders = self.policy.save_adapters(self.folder / f"step-{step}")
+        """Save the adapters as they are now, point the next requests at them, prune old ones."""
+        target = self.folder / f"step-{step}"
+        folders = self.policy.save_adapters(target)
         for name, folder in folders.items():
             self.requests[name] = self._lora_request(f"{name}-{step}", self._next_id, folder)
             self._next_id += 1
+        self.saved.append(target)
+        self.saved = prune_adapters(self.saved, self.config.vllm_keep_adapters)
 
     def generate(
         self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
@@ -78,8 +92,9 @@ class VLLMEngine:
             top_p=self.config.top_p,
             max_tokens=max_new_tokens,
             stop_token_ids=sorted(self.stop_ids),
+            logprobs=0,  # the sampled token's own log-prob
         )
-        request = self.requests[self.policy.adapter_for(role)]
+        request = None if role == BASE_ROLE else self.requests[self.policy.adapter_for(role)]
         outputs = self.llm.generate(
             [{"prompt_token_ids": list(p)} for p in prompts],
             params,
@@ -88,11 +103,39 @@ class VLLMEngine:
         )
         completions = []
         for prompt, output in zip(prompts, outputs, strict=True):
-            response = trim_response(list(output.outputs[0].token_ids), self.stop_ids, None)
+            sample = output.outputs[0]
+            response = trim_response(list(sample.token_ids), self.stop_ids, None)
             text = self.policy.tokenizer.decode(response, skip_special_tokens=True)
-            completions.append(Completion(list(prompt), response, text))
+            completions.append(
+                Completion(list(prompt), response, text, _sampled_logprobs(sample, response))
+            )
         return completions
 
     def close(self) -> None:
         """Drop the vLLM engine (its GPU memory is freed when it is collected)."""
         self.llm = None
+
+
+def _sampled_logprobs(sample: Any, response: list[int]) -> list[float] | None:
+    """The log-prob vLLM gave each response token (``None`` when it returned none)."""
+    steps = getattr(sample, "logprobs", None)
+    if not steps:
+        return None
+    values = []
+    for token, step in zip(response, steps, strict=False):
+        entry = step.get(token) if isinstance(step, dict) else None
+        if entry is None:
+            return None
+        values.append(float(getattr(entry, "logprob", entry)))
+    return values if len(values) == len(response) else None
+
+
+def prune_adapters(saved: list[Path], keep: int) -> list[Path]:
+    """Delete all but the newest ``keep`` adapter folders; returns those kept (oldest first).
+
+    Requests already built for a deleted folder are never sent again: ``sync`` points every
+    role at the newest folder first.
+    """
+    for old in saved[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    return saved[-keep:]

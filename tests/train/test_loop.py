@@ -15,18 +15,26 @@ def _stable(metrics):
 
 
 def test_spade_mode_two_iterations_end_to_end(tiny):
-    config = tiny()
+    # A negative reward for failed designs, so the designer's update path runs (SPADE's 0
+    # gives the random model's all-failing designs no advantage at all).
+    config = tiny(invalid_reward=-1.0)
     history = train(config)
     assert len(history) == 2
     first, second = history
-    # The random model's own programs fail validation; the recorded ones pass and are played.
-    assert first["validate/candidates"] == 6 and first["validate/accepted"] == 2
-    assert first["validate/fail_extract"] == 4
-    assert first["solver/envs"] == 2 and first["solver/episodes"] == 8  # 2 envs x (2 + 2 hint)
-    # The window closes at iteration 1: invalid programs get the penalty, centred per skill.
-    assert second["designer/candidates"] == 6
-    assert second["designer/valid_rate"] == pytest.approx(2 / 6)
-    assert second["loss/samples"] >= 6 and second["loss/designer_tokens"] > 0
+    # The random model's own programs fail validation, and each of its 4 slots is written
+    # again twice (3 attempts); the 2 recorded ones pass and are played.
+    assert first["validate/candidates"] == 4 * 3 + 2 and first["validate/accepted"] == 2
+    assert first["validate/fail_extract"] == 12 and first["designer/attempts"] == 12
+    assert first["designer/pool_size"] == 2
+    # Hint plays at the regeneration only (2 envs x (2 plain + 2 hint)), plain ones after.
+    assert first["solver/episodes"] == 8 and second["solver/episodes"] == 4
+    assert first["designer/hints_asked"] == 4 and second["designer/hints_asked"] == 0
+    # The window closes at iteration 1: invalid programs get their reward, centred per skill.
+    assert second["designer/candidates"] == 14
+    assert second["designer/valid_rate"] == pytest.approx(2 / 14)
+    assert second["loss/samples"] > 0 and second["loss/designer_tokens"] > 0
+    assert "loss/designer_clip_frac" in second and "loss/designer_entropy" in second
+    assert any(k.startswith("designer/reward_mean/") for k in second)
     assert "solver/eval_win_rate" in second
     workspace = Path(config.workspace)
     registered = sorted(
@@ -37,7 +45,7 @@ def test_spade_mode_two_iterations_end_to_end(tiny):
 
     with EnvironmentMemory(workspace / "memory") as memory:
         stats = memory.stats("BankSettlement-v0")
-        assert stats.n_plain == 4 and stats.n_hint == 4  # two iterations of K=2 each
+        assert stats.n_plain == 4 and stats.n_hint == 2  # K=2 plain twice, K=2 hint once
     lines = read_metrics(workspace)
     assert [line["iteration"] for line in lines] == [0, 1]
     assert all(
@@ -50,13 +58,20 @@ def test_spade_mode_two_iterations_end_to_end(tiny):
 
 def test_fixed_mode_two_iterations_end_to_end(tiny):
     config = tiny(mode="fixed", pool_size=6, plays_per_env=2)
+    assert config.hint_source == "program"  # the library's own hints
     history = train(config)
     assert len(history) == 2
+    first, second = history
+    # Hint plays (for the library's regret) at the pool's draw only; plain plays after.
+    assert first["solver/envs"] == second["solver/envs"] == 6
+    assert first["solver/episodes"] == 24 and second["solver/episodes"] == 12
     for metrics in history:
-        assert metrics["solver/envs"] == 6
-        assert metrics["solver/episodes"] == 12  # plain plays only: no hints in fixed mode
         assert not any(k.startswith(("designer/", "validate/")) for k in metrics)
     assert not (Path(config.workspace) / "memory").exists()
+    quiet = train(
+        tiny(mode="fixed", pool_size=6, hint_plays="never", workspace=config.workspace + "-quiet")
+    )
+    assert [m["solver/episodes"] for m in quiet] == [12, 12]
 
 
 def test_resume_reproduces_the_next_iteration(tiny, tmp_path):

@@ -26,7 +26,7 @@ def _samples(policy):
 
 @pytest.mark.parametrize("four_bit", [False, True], ids=["fp32", "nf4"])
 def test_update_changes_lora_weights_only(tiny, four_bit):
-    config = tiny(load_in_4bit=four_bit, separate_adapters=four_bit, kl_coef=0.01)
+    config = tiny(load_in_4bit=four_bit, separate_adapters=four_bit, kl_coef=0.01, ppo_epochs=1)
     policy = load_policy(config, config.workspace)
     if four_bit:
         import bitsandbytes as bnb
@@ -57,6 +57,65 @@ def test_update_changes_lora_weights_only(tiny, four_bit):
     assert before_base.keys() == after_base.keys()
     for name, value in before_base.items():
         assert torch.equal(value, after_base[name]), f"base weight {name} changed"
+
+
+def test_two_epochs_take_two_steps_and_the_second_one_clips(tiny):
+    config = tiny(ppo_epochs=2, learning_rate=0.05)
+    policy = load_policy(config, config.workspace)
+    optimizer = make_optimizer(config, policy.lora_parameters())
+    one = update(policy, optimizer, _samples(policy), tiny(ppo_epochs=1, learning_rate=0.05))
+    assert one["loss/solver_ratio"] == pytest.approx(1.0, abs=1e-5)
+    assert one["loss/solver_clip_frac"] == 0.0
+    metrics = update(policy, optimizer, _samples(policy), config)
+    steps = {int(s["step"]) for s in optimizer.state.values()}
+    assert steps == {3}  # one step, then two more
+    # The first epoch's ratio is 1; the second's is not, so the mean over both moves away
+    # from 1 and some tokens are clipped at this learning rate.
+    assert metrics["loss/solver_ratio"] != pytest.approx(1.0, abs=1e-4)
+    assert metrics["loss/solver_clip_frac"] > 0.0
+    for role in ("solver", "designer"):
+        assert metrics[f"loss/{role}_entropy"] > 0.0
+        assert metrics[f"loss/{role}_response_length"] > 0.0
+        assert metrics[f"loss/{role}_tis"] == pytest.approx(1.0)  # no engine log-probs given
+
+
+def test_engine_logprobs_match_the_learner_and_weight_one(tiny):
+    from spadegym_train.engines.hf import HFEngine
+    from spadegym_train.loss import fill_old_logprobs
+
+    config = tiny(temperature=0.7, top_p=1.0)
+    policy = load_policy(config, config.workspace)
+    prompt = policy.tokenizer("<|im_start|>user\nHi<|im_end|>\n", add_special_tokens=False)
+    completions = HFEngine(config, policy).generate([prompt["input_ids"]] * 3, "solver", 12)
+    samples = [
+        Sample("solver", c.prompt_ids, c.response_ids, 1.0, engine_logprobs=c.logprobs)
+        for c in completions
+    ]
+    fill_old_logprobs(policy, samples, 4, config.temperature)
+    for sample in samples:
+        assert len(sample.engine_logprobs) == len(sample.response_ids) > 0
+        assert sample.old_logprobs == pytest.approx(sample.engine_logprobs, abs=1e-4)
+
+
+def test_the_base_role_samples_with_the_adapters_disabled(tiny):
+    from spadegym_train.engines.hf import HFEngine
+
+    config = tiny()
+    policy = load_policy(config, config.workspace)
+    calls = []
+    real = policy.reference
+
+    def reference():
+        calls.append("base")
+        return real()
+
+    policy.reference = reference
+    engine = HFEngine(config, policy)
+    ids = policy.tokenizer("hello", add_special_tokens=False)["input_ids"]
+    engine.generate([ids], "solver", 4)
+    assert calls == []
+    engine.generate([ids], "base", 4)
+    assert calls == ["base"]
 
 
 def test_4bit_gradients_do_not_change_after_generation(tiny):

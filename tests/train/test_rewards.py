@@ -57,7 +57,8 @@ def test_learnability():
 
 
 def test_penalties_override_the_reward():
-    assert designer_reward("regret", [], [], valid=False, invalid_penalty=-1.0) == -1.0
+    assert designer_reward("regret", [], [], valid=False, invalid_reward=-1.0) == -1.0
+    assert designer_reward("regret", [], [], valid=False) == 0.0  # SPADE's default
     assert designer_reward("spade_blend", WINS_3_OF_10, WINS_4_OF_10, failed=True) == -0.5
     assert designer_reward("learnability", WINS_3_OF_10, []) == pytest.approx(0.7)
 
