@@ -6,30 +6,51 @@ hint helps the solver (regret) or by one of the other rewards of ``rewards``. Ru
 ``spadegym-train --preset tiny-cpu`` or ``python -m spadegym_train``; ``train(config)`` is the
 library entry point.
 
-Where this departs from the paper (SPADE; see shared/REFERENCE.md):
+What follows SPADE (shared/REFERENCE.md): hints come from a separate, untrained call (the
+frozen base model with the adapters disabled, or ``hint_llm``) that reads the program and the
+instance, never from the designer's own program (``hint_source=hinter``, the default in
+``spade`` mode); each designer slot gets up to 3 attempts on fresh documents; design prompts
+show two examples with their code drawn from the ten best of the skill with win rates in
+[0.15, 0.85] and one too-easy or too-hard negative; failed designs get 0; play failures -0.5;
+hint plays happen at regeneration iterations only; the designer asks for difficulty 3; two
+optimizer steps per rollout batch with truncated importance sampling against the engine's
+log-probs and the 0.2 / 0.28 clip; designer advantages centred per skill and scaled by
+``min(solver / designer trajectories * regen_interval, 50)`` under a token-level mean loss;
+two-player outcomes become win rates ``(r + 1) / 2`` for rewards and statistics; SPIRAL's
+role baselines for the seats of a two-player game.
+
+Where this departs from the paper, on purpose:
 
 - Environments run in spadegym's sandbox and pass its validation battery and a novelty check
   against an embedding memory; SPADE exec's programs in-process after a smoke test and keeps a
-  FIFO list of 200 records without deduplication.
+  FIFO list of 200 records without deduplication. (Safety, and a pool that does not repeat.)
 - LoRA on a (4-bit) base on one device instead of full fine-tuning of Qwen3-30B-A3B on 8 GPUs;
-  the reference of the optional KL term is the base with adapters disabled.
-- Stale designer samples (trained at the end of their window) are corrected by the clipped
-  ratio against their log-probs at generation time, not by a separate truncated importance
-  weight; SPADE's scaling of designer rewards by trajectory counts is not applied.
-- Token losses are averaged per role and the two means added (DAPO's token-level mean within a
-  role), so long programs do not drown the solver's turns.
-- The solver sees the first observation and the last ``history_turns`` exchanges, not only
-  the current observation; an episode in which the environment failed is not trained on (the
-  designer gets the timeout penalty instead of the solver getting -1).
-- Two-player games put the model in both seats with SPIRAL's role-conditioned baselines; in a
-  hint play only player 0 sees the hint, so regret is the hint's worth against an unhinted
-  opponent.
+  the reference of the optional KL term is the base with adapters disabled. (What one GPU
+  affords.)
+- The hinter sees the instance's first observation besides the code, and writes one hint per
+  instance; SPADE's writes one per game from the code. (A hint can then speak of what the
+  player sees; it is leak-checked against that instance's own solution.) A hint that fails
+  the checks drops that hint play instead of playing it plain.
+- Stale designer samples (trained at the end of their window) have their clipped ratio taken
+  against the learner's log-probs at generation time, and the truncated importance weight
+  corrects engine-versus-learner differences; SPADE applies one truncated weight between the
+  training and rollout policies. (The same correction, split so that the clip also acts.)
+- The solver sees its first observation and the last ``history_turns`` exchanges, under one
+  system prompt per kind of environment (``spadegym.play``, shared with ``spadegym eval``);
+  SPADE's solver sees the current observation only. (Multi-turn games need their history.)
+- An episode in which the environment failed is not trained on (the designer gets the
+  timeout penalty instead of the solver getting -1). (The failure is the program's.)
+- Two-player games put the model in both seats; in a hint play only player 0 sees the hint,
+  so regret is the hint's worth against an unhinted opponent.
+- Where a skill has no environments in the frontier band yet, the examples come from any
+  skill (SPADE shows none). (Early windows still get worked examples.)
+- ``mode=fixed`` plays the library's own hints at each pool draw (``hint_source=program``),
+  measured, never trained; ``hint_plays=never`` turns them off.
 - With ``async_regeneration`` (off by default) the next window's candidates are written at the
   start of the current window and validated in the background, so they train two windows
   after they were written instead of one.
-- Designer prompts are ``spadegym.designer.prompts`` (the contract, skill ideas, difficulty,
-  frontier, negative and nearby examples from the memory), one attempt per slot and no repair
-  turns inside the loop.
+- ``loss_aggregation=role_mean`` (not the default) averages each role's tokens apart and adds
+  the means, without the designer scale.
 """
 
 from __future__ import annotations

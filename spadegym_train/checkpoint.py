@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from spadegym_train.design import Candidate, PoolEnv
+from spadegym.errors import ConfigError
+from spadegym_train.design import Candidate
+from spadegym_train.library import PoolEnv
 
 KEEP = 2
 """Checkpoints kept on disk (older ones are removed)."""
@@ -139,6 +141,12 @@ def latest_checkpoint(workspace: Path) -> Path | None:
     return folder if folder.exists() else None
 
 
+def checkpoint_iteration(checkpoint: Path) -> int:
+    """The next iteration a checkpoint resumes at (read from its state, not its name)."""
+    data = json.loads((checkpoint / "state.json").read_text(encoding="utf-8"))
+    return int(data["iteration"])
+
+
 def restore_files(checkpoint: Path, workspace: Path) -> None:
     """Put the checkpoint's memory and registry back in the workspace (before opening them)."""
     for name in ("memory", "registry"):
@@ -152,3 +160,45 @@ def load_checkpoint(checkpoint: Path, policy: Any, optimizer: Any) -> RunState:
     optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt", weights_only=True))
     set_rng_states(torch.load(checkpoint / "rng.pt", weights_only=False))
     return RunState.from_json((checkpoint / "state.json").read_text(encoding="utf-8"))
+
+
+def prepare_workspace(config: Any) -> tuple[Path, Path | None]:
+    """Open the run folder: restore the latest checkpoint's files, or clear a failed start's.
+
+    Returns:
+        The workspace and the checkpoint to resume from (``None`` for a new run).
+
+    Raises:
+        ConfigError: the workspace holds a run and ``resume`` is off.
+    """
+    import yaml
+
+    from spadegym_train.config import to_dict
+
+    workspace = Path(config.workspace)
+    checkpoint = latest_checkpoint(workspace) if config.resume else None
+    if checkpoint is None and (workspace / "checkpoints").exists() and not config.resume:
+        raise ConfigError(
+            f"workspace {workspace} holds a run; set resume=true to continue it "
+            "or choose another workspace."
+        )
+    workspace.mkdir(parents=True, exist_ok=True)
+    if checkpoint is not None:
+        restore_files(checkpoint, workspace)
+    else:  # leftovers of a run that stopped before its first checkpoint
+        for name in ("memory", "registry", "tb"):
+            shutil.rmtree(workspace / name, ignore_errors=True)
+        for name in ("metrics.jsonl", "designs.jsonl"):
+            (workspace / name).unlink(missing_ok=True)
+    (workspace / "config.yaml").write_text(yaml.safe_dump(to_dict(config)), encoding="utf-8")
+    return workspace, checkpoint
+
+
+def completed_iterations(config: Any) -> int:
+    """Iterations the workspace's latest checkpoint has done (0 for a new run)."""
+    if not config.resume:
+        return 0
+    checkpoint = latest_checkpoint(Path(config.workspace))
+    if checkpoint is None:
+        return 0
+    return checkpoint_iteration(checkpoint)

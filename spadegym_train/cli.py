@@ -44,8 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``spadegym-train`` and ``python -m spadegym_train``."""
-    args = build_parser().parse_args(argv)
+    """Entry point of ``spadegym-train`` and ``python -m spadegym_train``.
+
+    ``key=value`` overrides may stand anywhere on the line, before or after options.
+    """
+    args = build_parser().parse_intermixed_args(argv)
     overrides = list(args.overrides)
     if args.workspace:
         overrides.append(f"workspace={args.workspace}")
@@ -60,8 +63,22 @@ def main(argv: list[str] | None = None) -> int:
 
             print(yaml.safe_dump(to_dict(config), sort_keys=False), end="")
             return 0
+        from spadegym_train.checkpoint import completed_iterations
         from spadegym_train.loop import train
 
+        done = completed_iterations(config)
+        if done >= config.iterations:
+            print(
+                f"spadegym-train: the run in {config.workspace} is already complete "
+                f"({done} of {config.iterations} iterations); raise iterations= to continue it."
+            )
+            return 0
+        start = f"resuming at iteration {done}" if done else "starting"
+        print(
+            f"spadegym-train: {start}; workspace {config.workspace} (metrics.jsonl, tb/, "
+            "checkpoints/)",
+            flush=True,
+        )
         train(config)
     except SpadegymError as exc:
         print(f"spadegym-train: {exc}", file=sys.stderr)

@@ -28,7 +28,7 @@ from spadegym.errors import ConfigError
 from spadegym.extract import extract_program
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
 from spadegym_train.engines.base import encode_chat
-from spadegym_train.library import register
+from spadegym_train.library import PoolEnv, register
 
 
 @dataclass
@@ -73,29 +73,6 @@ class Candidate:
     plain: list[float] = field(default_factory=list)
     hint: list[float] = field(default_factory=list)
     failed: bool = False
-
-
-@dataclass
-class PoolEnv:
-    """An environment in the current pool.
-
-    Attributes:
-        key: its id (registry folder name).
-        source: the program.
-        skill: its skill tag.
-        num_players: 1 or 2.
-        max_turns: the program's limit.
-        has_hint: whether the program defines ``hint()``.
-        candidate: index of the designer candidate that wrote it (spade mode).
-    """
-
-    key: str
-    source: str
-    skill: str
-    num_players: int
-    max_turns: int
-    has_hint: bool = False
-    candidate: int | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadegym.errors import ConfigError, ProgramError
 from spadegym.registry.store import Registry  # imported up front: pydantic takes ~0.1 s
+
+
+@dataclass
+class PoolEnv:
+    """An environment in the current pool.
+
+    Attributes:
+        key: its id (registry folder name).
+        source: the program.
+        skill: its skill tag.
+        num_players: 1 or 2.
+        max_turns: the program's limit.
+        has_hint: whether the program defines ``hint()``.
+        candidate: index of the designer candidate that wrote it (spade mode).
+    """
+
+    key: str
+    source: str
+    skill: str
+    num_players: int
+    max_turns: int
+    has_hint: bool = False
+    candidate: int | None = None
 
 
 @dataclass(frozen=True)
@@ -65,3 +89,43 @@ def register(root: Path, program: str, report: Any, provenance: dict[str, Any]) 
     """
     gym_id = Registry(root).add(program, report=report, provenance=provenance)
     return gym_id.split("/", 1)[1]
+
+
+def select_library(config: Any) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
+    """``(train, eval)`` registry environments: ``env_ids`` only, split by ``eval_split``."""
+    envs = read_library(config.registry)
+    if config.env_ids is not None:
+        wanted = {i.rsplit("/", 1)[-1] for i in config.env_ids}
+        missing = sorted(wanted - {e.env_id for e in envs})
+        if missing:
+            where = config.registry or "the shipped library"
+            raise ConfigError(
+                f"env_ids names {', '.join(missing)}, which {where} does not hold; "
+                "give folder names like ColorPick-v0 (see `spadegym list`)."
+            )
+        envs = [e for e in envs if e.env_id in wanted]
+    if config.eval_split == "seeds":
+        return envs, envs
+    return split_library(envs, config.eval_fraction)
+
+
+def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
+    """Registry environments as pool entries (those that no longer load are left out)."""
+    handles = sandbox.open_many([(e.source, e.env_id) for e in envs])
+    pool = []
+    for env, handle in zip(envs, handles, strict=True):
+        if isinstance(handle, ProgramError):
+            continue
+        info = handle.info
+        pool.append(
+            PoolEnv(
+                env.env_id,
+                env.source,
+                info.skill or "",
+                info.num_players or 1,
+                info.max_turns or 1,
+                has_hint=info.has_hint,
+            )
+        )
+    sandbox.release_many([h for h in handles if not isinstance(h, ProgramError)])
+    return pool

@@ -26,16 +26,12 @@ import concurrent.futures
 import contextlib
 import json
 import random
-import shutil
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from spadegym.errors import ConfigError, ProgramError
 from spadegym.play import EpisodeSpec, play_episodes
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
@@ -45,10 +41,9 @@ from spadegym_train.advantages import (
     designer_scale,
     solver_advantages,
 )
-from spadegym_train.config import TrainConfig, to_dict
+from spadegym_train.config import TrainConfig
 from spadegym_train.design import (
     Candidate,
-    PoolEnv,
     commit,
     find_copies,
     first_slots,
@@ -62,9 +57,9 @@ from spadegym_train.design import (
 from spadegym_train.engines import make_engine
 from spadegym_train.episodes import engine_solver, open_episode_pool
 from spadegym_train.hinter import make_hinter
-from spadegym_train.library import LibraryEnv, read_library, split_library
+from spadegym_train.library import LibraryEnv, PoolEnv, describe, select_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
-from spadegym_train.metrics import MetricsLogger, truncate_jsonl
+from spadegym_train.metrics import MetricsLogger, Stopwatch, truncate_jsonl
 from spadegym_train.model import load_policy
 from spadegym_train.rewards import designer_reward, mean, regret, solve_rate
 
@@ -92,104 +87,9 @@ def episode_seed(
     return seed + EVAL_SEEDS if evaluation else seed
 
 
-class Stopwatch:
-    """Seconds per step of one iteration: ``with watch("update"): ...`` or ``watch.add``."""
-
-    ENV_SIDE = ("validation", "episodes_env", "eval_env")
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.seconds: dict[str, float] = {}
-
-    @contextlib.contextmanager
-    def __call__(self, step: str) -> Iterator[None]:
-        """Time the block as part of ``step``."""
-        clock = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.add(step, time.perf_counter() - clock)
-
-    def add(self, step: str, seconds: float) -> None:
-        """Count ``seconds`` towards ``step``."""
-        self.seconds[step] = self.seconds.get(step, 0.0) + seconds
-
-    def metrics(self) -> dict[str, float]:
-        """``time/<step>``, the iteration's total, and the environment side's share of it."""
-        total = time.perf_counter() - self.started
-        env_side = sum(self.seconds.get(k, 0.0) for k in self.ENV_SIDE)
-        return {
-            **{f"time/{k}": v for k, v in self.seconds.items()},
-            "time/iteration": total,
-            "time/env_share": env_side / total,
-        }
-
-
 def _sum_into(metrics: dict[str, float], more: dict[str, float]) -> None:
     for key, value in more.items():
         metrics[key] = metrics.get(key, 0.0) + value
-
-
-def _prepare_workspace(config: TrainConfig) -> tuple[Path, Path | None]:
-    import yaml
-
-    workspace = Path(config.workspace)
-    checkpoint = ckpt.latest_checkpoint(workspace) if config.resume else None
-    if checkpoint is None and (workspace / "checkpoints").exists() and not config.resume:
-        raise ConfigError(
-            f"workspace {workspace} holds a run; set resume=true to continue it "
-            "or choose another workspace."
-        )
-    workspace.mkdir(parents=True, exist_ok=True)
-    if checkpoint is not None:
-        ckpt.restore_files(checkpoint, workspace)
-    else:  # leftovers of a run that stopped before its first checkpoint
-        for name in ("memory", "registry", "tb"):
-            shutil.rmtree(workspace / name, ignore_errors=True)
-        for name in ("metrics.jsonl", "designs.jsonl"):
-            (workspace / name).unlink(missing_ok=True)
-    (workspace / "config.yaml").write_text(yaml.safe_dump(to_dict(config)), encoding="utf-8")
-    return workspace, checkpoint
-
-
-def select_library(config: TrainConfig) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
-    """``(train, eval)`` registry environments: ``env_ids`` only, split by ``eval_split``."""
-    envs = read_library(config.registry)
-    if config.env_ids is not None:
-        wanted = {i.rsplit("/", 1)[-1] for i in config.env_ids}
-        missing = sorted(wanted - {e.env_id for e in envs})
-        if missing:
-            where = config.registry or "the shipped library"
-            raise ConfigError(
-                f"env_ids names {', '.join(missing)}, which {where} does not hold; "
-                "give folder names like ColorPick-v0 (see `spadegym list`)."
-            )
-        envs = [e for e in envs if e.env_id in wanted]
-    if config.eval_split == "seeds":
-        return envs, envs
-    return split_library(envs, config.eval_fraction)
-
-
-def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
-    """Registry environments as pool entries (those that no longer load are left out)."""
-    handles = sandbox.open_many([(e.source, e.env_id) for e in envs])
-    pool = []
-    for env, handle in zip(envs, handles, strict=True):
-        if isinstance(handle, ProgramError):
-            continue
-        info = handle.info
-        pool.append(
-            PoolEnv(
-                env.env_id,
-                env.source,
-                info.skill or "",
-                info.num_players or 1,
-                info.max_turns or 1,
-                has_hint=info.has_hint,
-            )
-        )
-    sandbox.release_many([h for h in handles if not isinstance(h, ProgramError)])
-    return pool
 
 
 def _designer_metrics(scored: list[Candidate], rewards: list[float]) -> dict[str, float]:
@@ -627,7 +527,7 @@ def _sample(completion: Any, advantage: float) -> Sample:
 
 def train(config: TrainConfig) -> list[dict[str, float]]:
     """Run (or resume) ``config.iterations`` iterations and return each one's metrics."""
-    workspace, checkpoint = _prepare_workspace(config)
+    workspace, checkpoint = ckpt.prepare_workspace(config)
     seed_everything(config.seed)
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)

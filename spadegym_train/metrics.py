@@ -6,9 +6,12 @@ Names carry the prefixes of STYLE.md: ``designer/``, ``solver/``, ``validate/``,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +98,39 @@ def truncate_jsonl(path: Path, iterations: int) -> None:
         except (ValueError, KeyError, TypeError):
             continue
     path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+
+
+class Stopwatch:
+    """Seconds per step of one iteration: ``with watch("update"): ...`` or ``watch.add``."""
+
+    ENV_SIDE = ("validation", "episodes_env", "eval_env")
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, step: str) -> Iterator[None]:
+        """Time the block as part of ``step``."""
+        clock = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(step, time.perf_counter() - clock)
+
+    def add(self, step: str, seconds: float) -> None:
+        """Count ``seconds`` towards ``step``."""
+        self.seconds[step] = self.seconds.get(step, 0.0) + seconds
+
+    def metrics(self) -> dict[str, float]:
+        """``time/<step>``, the iteration's total, and the environment side's share of it."""
+        total = time.perf_counter() - self.started
+        env_side = sum(self.seconds.get(k, 0.0) for k in self.ENV_SIDE)
+        return {
+            **{f"time/{k}": v for k, v in self.seconds.items()},
+            "time/iteration": total,
+            "time/env_share": env_side / total,
+        }
 
 
 def summary_line(iteration: int, metrics: dict[str, float]) -> str:

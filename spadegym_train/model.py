@@ -113,13 +113,54 @@ def build_tokenizer(config: TrainConfig) -> Any:
         from spadegym_train.tokenizer import char_tokenizer
 
         return char_tokenizer()
-    from transformers import AutoTokenizer
+    from spadegym.llm.local_model import load_tokenizer, resolve_local_model
 
-    tokenizer = AutoTokenizer.from_pretrained(config.model)
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    return tokenizer
+    return load_tokenizer(resolve_local_model(config.model))
+
+
+def base_model_path(config: TrainConfig, tokenizer: Any, workspace: Path) -> str:
+    """Where ``from_pretrained`` reads the base model: a folder or hub name.
+
+    A random model and a GGUF file (``smollm2``, ``gguf:<file>``) are first written to
+    ``workspace/base`` as an ordinary checkpoint, once, so that they take the same path as
+    any other model: 4-bit quantisation (which transformers cannot apply while reading GGUF),
+    device placement, and vLLM all read plain files.
+    """
+    folder = workspace / "base"
+    if config.model == RANDOM_MODEL:
+        return save_random_base(config, tokenizer, folder)
+    from spadegym.llm.local_model import load_causal_lm, resolve_local_model
+
+    local = resolve_local_model(config.model)
+    if local.gguf_file is None:
+        return local.path
+    if not (folder / "config.json").exists():
+        from transformers import AutoModelForCausalLM
+
+        read = load_causal_lm(local, dtype=torch.float32)
+        # The de-quantised weights still carry the GGUF marker, which refuses to be saved:
+        # copy them into a plain model of the same config.
+        if hasattr(read.config, "quantization_config"):
+            del read.config.quantization_config
+        model = AutoModelForCausalLM.from_config(read.config, dtype=torch.float32)
+        model.load_state_dict(read.state_dict(), strict=True)
+        del read
+        folder.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(str(folder))
+        tokenizer.save_pretrained(str(folder))
+    return str(folder)
+
+
+def quiet_bitsandbytes() -> None:
+    """Silence bitsandbytes' import-time notice about an optional CPU kernel package.
+
+    On CPUs with AVX512-BF16 it logs "Failed to load CPU gemm_4bit_forward from
+    kernels-community" when the ``kernels`` package is absent; that kernel serves inference
+    only (``keep_4bit_differentiable`` turns its path off), so the notice is noise.
+    """
+    import logging
+
+    logging.getLogger("bitsandbytes.backends.cpu.ops").setLevel(logging.ERROR)
 
 
 def save_random_base(config: TrainConfig, tokenizer: Any, folder: Path) -> str:
@@ -173,11 +214,12 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
 
     Args:
         config: the run's configuration.
-        workspace: the run folder; a random base model is saved under ``base/``.
+        workspace: the run folder; a random or GGUF base model is saved under ``base/``.
 
     Returns:
         The policy, in eval mode, with the solver's adapter active.
     """
+    quiet_bitsandbytes()
     from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
     from transformers import AutoModelForCausalLM
     from transformers.utils import logging as hf_logging
@@ -186,9 +228,7 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
     device = resolve_device(config)
     dtype = compute_dtype(config, device)
     tokenizer = build_tokenizer(config)
-    path = config.model
-    if config.model == RANDOM_MODEL:
-        path = save_random_base(config, tokenizer, Path(workspace) / "base")
+    path = base_model_path(config, tokenizer, Path(workspace))
     kwargs: dict[str, Any] = {"dtype": dtype}
     if config.load_in_4bit:
         from transformers import BitsAndBytesConfig

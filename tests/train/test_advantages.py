@@ -46,3 +46,13 @@ def test_rae_keeps_games_apart_and_round_trips():
     copy = RoleBaselines()
     copy.load_state_dict(baselines.state_dict())
     assert copy.values == baselines.values and copy.decay == 0.9
+
+
+def test_designer_scale_follows_spade():
+    from spadegym_train.advantages import designer_scale
+
+    # 96 solver trajectories / 12 programs * 4 iterations a window = 32, under the cap of 50
+    assert designer_scale(96, 12, 4, 50.0) == pytest.approx(32.0)
+    assert designer_scale(960, 12, 4, 50.0) == 50.0
+    assert designer_scale(0, 12, 4, 50.0) == 1.0 and designer_scale(10, 0, 4, 50.0) == 1.0
+    assert designer_advantages([1.0, 0.0], ["a", "a"], scale=4.0) == [2.0, -2.0]

@@ -59,3 +59,44 @@ def test_cli_prints_the_resolved_config(capsys):
 def test_cli_reports_config_errors(capsys):
     assert main(["--preset", "tiny-cpu", "--print-config", "nonsense=1"]) == 2
     assert "'nonsense' is not a TrainConfig field" in capsys.readouterr().err
+
+
+def test_cli_accepts_overrides_anywhere(capsys):
+    assert main(["iterations=3", "--preset", "tiny-cpu", "mode=fixed", "--print-config"]) == 0
+    out = capsys.readouterr().out
+    assert "iterations: 3" in out and "mode: fixed" in out
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("iterations=abc", "iterations='abc' is not a valid value: iterations takes int."),
+        ("learning_rate=fast", "learning_rate='fast' is not a valid value"),
+        ("skills=[1, 2]", "skills=[1, 2] is not a valid value: skills takes list[str]."),
+        ("designer_difficulty=9", 'must be a difficulty 1..5, a list of them, or "random"'),
+        ("hint_source=model", "hint_source='model' is not supported; use one of hinter, program"),
+    ],
+)
+def test_cli_bad_values_are_one_line_errors(capsys, override, message):
+    assert main(["--preset", "tiny-cpu", override]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_defaults_follow_spade():
+    config = TrainConfig()
+    assert config.ppo_epochs == 2 and config.invalid_reward == 0.0
+    assert config.hint_source == "hinter" and config.hint_plays == "regeneration"
+    assert config.designer_difficulty == 3 and config.design_attempts == 3
+    assert TrainConfig(mode="fixed").hint_source == "program"
+    assert TrainConfig(learning_rate=1).learning_rate == 1.0  # ints are fine where floats are
+
+
+def test_cli_says_where_the_run_lives_and_when_it_is_complete(tmp_path, capsys):
+    workspace = tmp_path / "run"
+    args = ["--preset", "tiny-cpu", "iterations=1", f"workspace={workspace}", "eval_interval=0"]
+    args += ["console=false", "tensorboard=false", "mode=fixed", "pool_size=1", "plays_per_env=1"]
+    assert main(args) == 0
+    assert f"starting; workspace {workspace}" in capsys.readouterr().out
+    assert main(args) == 0
+    assert "is already complete (1 of 1 iterations)" in capsys.readouterr().out

@@ -140,3 +140,21 @@ def test_the_tiny_preset_finds_the_shipped_examples_from_any_folder(monkeypatch,
 
     monkeypatch.chdir(tmp_path)
     assert len(recorded_replies(load_config(preset="tiny-cpu").scripted_designer)) >= 6
+
+
+def test_two_player_outcomes_count_as_win_rates(tiny):
+    # Nim alone, played by the random model in both seats: the first mover's reply is never a
+    # legal move, so every game ends [-1, 1]. The memory, the designer's reward and its
+    # metrics see seat 0's win rate (-1 + 1) / 2 = 0, never a "win rate" of -1.
+    nim = str(Path(__file__).resolve().parent.parent.parent / "examples" / "good" / "nim.py")
+    config = tiny(scripted_designer=nim, scripted_per_regen=1, designer_reward="regret")
+    history = train(config)
+    assert history[0]["designer/pool_size"] == 1
+    assert history[1]["designer/solver_win_rate"] == 0.0
+    from spadegym.memory import EnvironmentMemory
+
+    with EnvironmentMemory(Path(config.workspace) / "memory") as memory:
+        (env_id,) = [i for i in memory.ids() if memory.stats(i)]
+        stats = memory.stats(env_id)
+        assert stats.n_plain == 4 and stats.win_rate == 0.0
+        assert memory.too_hard(k=5)[0].env_id == env_id  # filed too hard, at 0, not at -1

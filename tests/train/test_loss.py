@@ -45,3 +45,25 @@ def test_k3_kl_term():
     kl = math.exp(delta) - delta - 1
     assert stats["kl"] == pytest.approx(kl)
     assert float(loss) == pytest.approx(0.1 * kl, rel=1e-5)
+
+
+def test_truncated_importance_weights():
+    from spadegym_train.loss import importance_weights
+
+    old = torch.tensor([[math.log(0.5), math.log(0.9), math.log(0.2)]])
+    engine = torch.tensor([[math.log(0.25), math.log(0.9), math.log(0.8)]])
+    weights = importance_weights(old, engine, cap=1.5)
+    # learner / engine = 2.0 (truncated to 1.5), 1.0, 0.25
+    assert weights.tolist()[0] == pytest.approx([1.5, 1.0, 0.25])
+    assert importance_weights(old, engine, cap=0).tolist()[0] == [1.0, 1.0, 1.0]  # off
+
+
+def test_weights_scale_each_token_of_the_surrogate():
+    logp = torch.tensor([[0.0, 0.0]])
+    mask = torch.ones(1, 2, dtype=torch.bool)
+    weights = torch.tensor([[2.0, 0.5]])
+    loss, stats = clipped_loss(
+        logp, torch.zeros(1, 2), torch.tensor([1.0]), mask, 0.2, 0.28, weights=weights
+    )
+    assert float(loss) == pytest.approx(-(2.0 + 0.5))  # ratio 1, A = 1, weighted
+    assert stats["tis"] == pytest.approx(2.5)

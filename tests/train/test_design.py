@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from spadegym_train.design import Candidate, designer_difficulty, first_slots, retry_slots
+
+
+def test_retries_take_failed_model_slots_with_attempts_left(tiny):
+    config = tiny(docs_per_regen=2, candidates_per_doc=2)
+    slots = first_slots(config, 0)
+    assert [s.index for s in slots] == [0, 1, 2, 3]
+    assert slots[0].skill == slots[1].skill != slots[2].skill  # one prompt, one skill
+    cands = [Candidate(s.skill, [], [], "", slot=s.index, attempt=1) for s in slots]
+    cands[1].valid = True
+    cands.append(Candidate("x", [], [], "", slot=9, scripted=True))  # recorded: never retried
+    assert [s.index for s in retry_slots(cands, 3)] == [0, 2, 3]
+    cands += [Candidate(s.skill, [], [], "", slot=s.index, attempt=3) for s in slots[:1]]
+    assert [s.index for s in retry_slots(cands, 3)] == [2, 3]  # slot 0 used its 3 attempts
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"), [(3, [3, 3, 3]), ([1, 4], [1, 4, 1]), ("random", None)]
+)
+def test_designer_difficulty(tiny, setting, expected):
+    config = tiny(designer_difficulty=setting)
+    rng = random.Random(0)
+    levels = [designer_difficulty(config, rng, slot) for slot in range(3)]
+    if expected is None:
+        assert all(1 <= d <= 5 for d in levels)
+        again = random.Random(0)
+        assert levels == [designer_difficulty(config, again, slot) for slot in range(3)]
+    else:
+        assert levels == expected
