@@ -494,9 +494,9 @@ class Run:
         pool = [e for e in describe(self.sandbox, envs) if e.num_players == 1]
         return pool[: self.config.eval_envs]
 
-    def evaluate(self, watch: Stopwatch) -> dict[str, float]:
-        """Plain plays on the evaluation pool, on seeds training never draws."""
-        specs = self.specs(self.eval_pool, -1, self.config.eval_plays, False, evaluation=True)
+    def evaluation_episodes(self, plays: int, watch: Stopwatch | None = None) -> list[Any]:
+        """``plays`` plain plays per evaluation environment, on seeds training never draws."""
+        specs = self.specs(self.eval_pool, -1, plays, False, evaluation=True)
         clock: dict[str, float] = {}
         episodes = play_episodes(
             specs,
@@ -505,8 +505,13 @@ class Run:
             history_turns=self.config.history_turns,
             timings=clock,
         )
-        watch.add("eval_env", clock.get("env", 0.0))
-        outcomes = [e.outcome[0] for e in episodes]
+        if watch is not None:
+            watch.add("eval_env", clock.get("env", 0.0))
+        return episodes
+
+    def evaluate(self, watch: Stopwatch) -> dict[str, float]:
+        """The periodic evaluation's metrics (``eval_plays`` per environment)."""
+        outcomes = [e.outcome[0] for e in self.evaluation_episodes(self.config.eval_plays, watch)]
         return {
             "solver/eval_win_rate": mean(outcomes),
             "solver/eval_solve_rate": solve_rate(outcomes),
@@ -537,3 +542,27 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
         while run.state.iteration < config.iterations:
             history.append(run.iteration())
     return history
+
+
+def evaluate_run(config: TrainConfig, plays: int) -> dict[str, list[float]]:
+    """Play a run's latest weights on its evaluation pool, on the evaluation seeds.
+
+    Before the run's first checkpoint that is the base model. Each environment gets
+    ``plays`` plain plays (seeds training never draws; the same seeds for every run of one
+    ``seed``, so runs can be compared play for play).
+
+    Returns:
+        Environment id -> outcomes, in seed order (the same seeds for every run of a seed).
+    """
+    workspace = Path(config.workspace)
+    workspace.mkdir(parents=True, exist_ok=True)
+    checkpoint = ckpt.latest_checkpoint(workspace)
+    seed_everything(config.seed)
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    outcomes: dict[str, list[float]] = {}
+    with contextlib.ExitStack() as resources:
+        run = Run(config, workspace, checkpoint, resources)
+        for episode in run.evaluation_episodes(plays):
+            outcomes.setdefault(episode.spec.env_key, []).append(episode.outcome[0])
+    return outcomes
