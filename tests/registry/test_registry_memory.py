@@ -229,3 +229,18 @@ def test_a_new_version_may_be_close_to_its_earlier_versions(tmp_path, programs):
     novelty = registry.get(env_id).manifest.validation.properties["novelty"]
     assert novelty["nearest_id"] == "spade/LockPick-v0"
     memory.close()
+
+
+@pytest.mark.slow
+def test_stress_writers_killed_at_random_keep_registry_and_memory_in_step():
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_stress_registry.py")]
+        + ["--writers", "4", "--seconds", "40", "--games", "8", "--life", "2"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=REPO,
+    )
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["ok"], figures
+    assert figures["kills"] > 0 and figures["answers_acknowledged"] > 0
