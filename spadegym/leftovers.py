@@ -13,13 +13,21 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import socket
-import uuid
 from pathlib import Path
 
 log = logging.getLogger("spadegym")
 
-HOST = socket.gethostname().replace("-", "_") or "host"
+
+def _hostname() -> str:
+    try:
+        return os.uname().nodename  # no socket import: this module loads at `import spadegym`
+    except AttributeError:  # not POSIX
+        import socket
+
+        return socket.gethostname()
+
+
+HOST = _hostname().replace("-", "_") or "host"
 """This host's name as temporary names carry it (with "-" made "_", the separator)."""
 
 
@@ -30,7 +38,7 @@ def temp_prefix(prefix: str) -> str:
 
 def temp_name(prefix: str, suffix: str = "") -> str:
     """A fresh name for a temporary file of this process: ``<prefix><pid>-<host>-<hex><suffix>``."""
-    return f"{temp_prefix(prefix)}{uuid.uuid4().hex[:16]}{suffix}"
+    return f"{temp_prefix(prefix)}{os.urandom(8).hex()}{suffix}"
 
 
 def owner(name: str, prefix: str, suffix: str = "") -> tuple[int, str] | None:

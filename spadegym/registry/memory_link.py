@@ -52,8 +52,8 @@ def settle(memory: Any) -> list[str]:
     """Finish or drop the registry writes noted in the memory's journal; hold its lock.
 
     An ``add`` whose folder holds the noted program is recorded in the memory; a ``remove``
-    whose folder is gone (or holds another program) is removed from it. Anything else did not
-    happen in the registry, so the note is dropped.
+    whose folder is gone is removed from it (when the memory still holds the noted program).
+    Anything else did not happen in the registry, so the note is dropped.
 
     Returns:
         The ids whose memory record was written.
@@ -76,7 +76,7 @@ def settle(memory: Any) -> list[str]:
                 manifest.skill,
             )
             done.append(intent.env_id)
-        elif intent.op == "remove" and not there:
+        elif intent.op == "remove" and not folder.exists():
             stored = memory.get(intent.env_id)
             if stored is not None and stored.source_sha256 == intent.sha256:
                 log.info("finishing the interrupted removal of %s", intent.env_id)

@@ -372,10 +372,10 @@ class Registry:
             if folder is None:
                 self.get(env_id)  # raises, with the closest ids
             gym_id = ids.gym_id(folder)
-            if memory is not None:
-                sha = self.index().entries.get(folder)
+            if memory is not None:  # the record this removal will delete, if any
                 stored = memory.get(gym_id)
-                digest = sha.sha256 if sha else stored.source_sha256 if stored else ""
+                entry = self.index().entries.get(folder)
+                digest = stored.source_sha256 if stored else entry.sha256 if entry else ""
                 memory.note_intent("remove", gym_id, str(self.root / folder), digest)
             remove_entry(self.root, folder)
             index = load_index(self.root)
