@@ -34,11 +34,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 WRITER = """
-import json, os, random, sys
+import json, logging, os, random, sys
 from spadegym.memory import EnvironmentMemory, HashingEmbedder
 from spadegym.registry import DuplicateEnvironmentError, Registry
 from spadegym.validation import ValidationReport
 root, memory_path, items_file, log_file, seed = sys.argv[1:6]
+logging.basicConfig(filename=log_file + ".log", level=logging.INFO)  # settled intents
 items = json.load(open(items_file))
 reports = [ValidationReport.from_dict(r) for _, r in items]
 rng = random.Random(int(seed))
@@ -132,6 +133,9 @@ def run(writers: int, seconds: float, count: int, seed: int, life: float = 3.0) 
                     acks.append(json.loads(line))
                 except ValueError:
                     pass  # a line cut by the kill was never acknowledged
+        finished = sum(
+            path.read_text().count("finishing the interrupted") for path in work.glob("*.log")
+        )
         registry = Registry(work / "root")
         memory = EnvironmentMemory(work / "memory")
         pending = len(memory.intents())
@@ -171,8 +175,10 @@ def run(writers: int, seconds: float, count: int, seed: int, life: float = 3.0) 
             "adds_acknowledged": sum(not a.startswith("duplicate:") for _, a in acks),
             "duplicates_refused": sum(a.startswith("duplicate:") for _, a in acks),
             "registered": len(registered),
+            "registered_unacknowledged": len(set(registered) - added),
+            "intents_finished_by_next_writer": finished,
             "intents_pending_at_end": pending,
-            "intents_settled": len(settled),
+            "intents_settled_at_end": len(settled),
             "drift": drift.describe(),
             "answers_per_s": round(len(acks) / elapsed, 1),
             **checks,

@@ -5,6 +5,9 @@ writes the entry atomically, updates the index, and registers the id with Gymnas
 process. Ids follow three rules: the same program added again gets the id it already has; a
 different program whose class name is taken gets a distinct name (``LockPick2-v0``), never an
 overwrite; ``version_of=`` makes the next version of an existing name (``LockPick-v1``).
+
+With a memory, adding and removing keep the memory in step with the registry, as one step
+under the memory's lock (see ``memory_link``).
 """
 
 from __future__ import annotations
