@@ -519,6 +519,8 @@ class EnvironmentMemory:
             try:
                 if self._index.loaded():  # a process that never searched has nothing to write
                     self.flush()
+            except DamagedMemoryError:
+                pass  # already reported by the call that met the damage; the index is a cache
             finally:
                 self._db.close()
                 self._db = None
