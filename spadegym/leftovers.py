@@ -55,8 +55,8 @@ def owner(name: str, prefix: str, suffix: str = "") -> tuple[int, str] | None:
 
 def alive(pid: int) -> bool:
     """Whether process ``pid`` exists on this host (one owned by another user counts)."""
-    if pid <= 0:
-        return True  # never ours to judge
+    if pid <= 0 or os.name == "nt":
+        return True  # never ours to judge (on Windows, os.kill would end the process)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
