@@ -38,6 +38,7 @@ DATA = Path(__file__).with_name("library_rows.json.gz")
 FORMAT = 1
 
 
+@cache
 def code_version() -> str:
     """A hash of what summaries depend on: the summarising code and the Python minor version."""
     from spadegym import compat
@@ -140,6 +141,7 @@ def write(data: dict[str, Any], path: Path = DATA) -> None:
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
     _load.cache_clear()
+    code_version.cache_clear()
 
 
 def main(argv: list[str] | None = None) -> int:
