@@ -52,16 +52,22 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _open(args: argparse.Namespace):
-    """Open the memory named by ``--memory``; ``None`` (after a message) when it is absent."""
+    """Open the memory named by ``--memory``; ``None`` (after a message) when it is unusable."""
+    from spadegym.errors import SpadegymError
     from spadegym.memory.default import default_memory_path, open_memory
 
-    if args.memory is not None and not (args.memory / "config.json").exists():
+    if args.memory is not None and not (args.memory / "memory.sqlite").exists():
         print(
             f"spadegym: no memory at {args.memory}; pass an existing --memory PATH", file=sys.stderr
         )
         return None
-    # The default memory is created on first use, seeded with the shipped library.
-    return open_memory(args.memory or default_memory_path())
+    path = args.memory or default_memory_path()
+    try:
+        # The default memory is created on first use, seeded with the shipped library.
+        return open_memory(path, progress=lambda line: print(f"spadegym: {line}", file=sys.stderr))
+    except (SpadegymError, OSError) as exc:
+        print(f"spadegym: the memory at {path} cannot be used: {exc}", file=sys.stderr)
+        return None
 
 
 def run_similar(args: argparse.Namespace) -> int:
@@ -116,6 +122,8 @@ def run_stats(args: argparse.Namespace) -> int:
     memory = _open(args)
     if memory is None:
         return 1
+    from spadegym.errors import SpadegymError
+
     try:
         sections = {
             "frontier": memory.frontier(args.k, (low, high), skill=args.skill),
@@ -123,6 +131,9 @@ def run_stats(args: argparse.Namespace) -> int:
             "too_hard": memory.too_hard(args.k, skill=args.skill),
         }
         total = len(memory)
+    except SpadegymError as exc:
+        print(f"spadegym stats: {exc}", file=sys.stderr)
+        return 1
     finally:
         memory.close()
     if args.json:

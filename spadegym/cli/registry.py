@@ -59,7 +59,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="memory for the novelty check (default: $SPADEGYM_HOME/memory)",
     )
-    add.add_argument("--no-memory", action="store_true", help="skip the novelty check")
+    add.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="skip the novelty check (and do not record the programs in the memory)",
+    )
     add.set_defaults(func=run_add)
 
     listing = subparsers.add_parser("list", parents=[root], help="list registered environments")
@@ -96,6 +100,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
     remove = subparsers.add_parser("remove", parents=[root], help="remove an environment")
     remove.add_argument("id", metavar="ID")
+    _memory_options(remove, "the memory that forgets it too")
     remove.set_defaults(func=run_remove)
 
     verify = subparsers.add_parser(
@@ -115,6 +120,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     verify.add_argument("--fix", action="store_true", help="re-validate and rewrite manifests")
     verify.add_argument("--workers", type=int, default=2, help="validations at once")
+    _memory_options(verify, "the memory to compare with the roots (--fix brings it in step)")
     verify.set_defaults(func=run_verify)
 
     export = subparsers.add_parser("export", parents=[root], help="pack environments as .tar.gz")
@@ -129,6 +135,17 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     imp.add_argument("--no-memory", action="store_true", help="skip the novelty check")
     imp.add_argument("--memory", type=Path, default=None, metavar="PATH")
     imp.set_defaults(func=run_import)
+
+
+def _memory_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--memory",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=f"{what} (default: $SPADEGYM_HOME/memory, if it exists)",
+    )
+    parser.add_argument("--no-memory", action="store_true", help="leave the memory alone")
 
 
 def _fail(command: str, message: str, code: int = 1) -> int:
@@ -167,29 +184,85 @@ def _find(args: argparse.Namespace, env_id: str) -> Any:
     )
 
 
-def _memory(args: argparse.Namespace) -> tuple[Any, str]:
-    """The memory for novelty checks, or None and why it was skipped."""
-    if args.no_memory:
-        return None, "--no-memory"
-    try:
-        from spadegym.memory.default import open_memory
+def _progress(line: str) -> None:
+    print(f"spadegym: {line}", file=sys.stderr, flush=True)
 
-        memory = open_memory(args.memory)  # a new one starts with the shipped library
-        memory.embedder.embed(["probe"])  # loads the model now, so a missing one is said here
-        return memory, ""
-    except Exception as exc:  # optional: missing deps or model files must not block adding
-        return None, f"{type(exc).__name__}: {exc}"
+
+def _memory(args: argparse.Namespace, command: str, *, create: bool = True) -> Any:
+    """The memory of ``--memory`` (default: the user's), or None with ``--no-memory``.
+
+    Args:
+        args: the parsed command line.
+        command: the command, for messages.
+        create: make (and seed) the memory when it does not exist; otherwise None then.
+
+    Raises:
+        _MemoryUnusable: it cannot be opened; the message says why and names --no-memory.
+    """
+    if args.no_memory:
+        return None
+    from spadegym.errors import SpadegymError
+    from spadegym.memory.default import default_memory_path, open_memory
+
+    path = args.memory if args.memory is not None else default_memory_path()
+    if not create and not (path / "memory.sqlite").exists():
+        return None
+    try:
+        return open_memory(path, progress=_progress)  # a new one starts with the library
+    except (SpadegymError, OSError) as exc:
+        raise _MemoryUnusable(
+            f"the memory at {path} cannot be used: {exc}. Pass --no-memory to {command} without it."
+        ) from None
+
+
+class _MemoryUnusable(Exception):
+    """The memory could not be opened; the message is the one line to print."""
+
+
+def _read_program(path: str) -> tuple[str | None, str]:
+    """The text of a program file, or None and what is wrong with it, in a few words."""
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        return None, "no such file"
+    except IsADirectoryError:
+        return None, "is a folder, not a program file"
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError as exc:
+        return None, (
+            f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it "
+            "as UTF-8"
+        )
 
 
 def run_add(args: argparse.Namespace) -> int:
-    """Validate and add each file; print its id."""
-    from spadegym.registry import DuplicateEnvironmentError, RegistryError, RejectedProgramError
+    """Check the files, validate them, then add each with the novelty check; print its id."""
+    from spadegym.errors import SpadegymError
+    from spadegym.registry import DuplicateEnvironmentError, RegistryError
+    from spadegym.validation import validate_many
 
     if args.new_version_of and len(args.files) != 1:
         return _fail("add", "--new-version-of takes exactly one FILE.", 2)
-    memory, why = _memory(args)
+    failed = 0
+    texts: dict[str, str] = {}
+    for path in args.files:  # the cheap checks first: nothing heavy loads for a typo
+        text, problem = _read_program(path)
+        if text is None:
+            failed += _fail("add", f"{path}: {problem}")
+        else:
+            texts[path] = text
+    if not texts:
+        return 1
+    try:
+        memory = _memory(args, "add")
+    except _MemoryUnusable as exc:
+        return _fail("add", str(exc))
     if memory is None:
-        print(f"spadegym add: skipped the novelty check ({why}).", file=sys.stderr)
+        print("spadegym add: skipped the novelty check (--no-memory).", file=sys.stderr)
     registry = _writer(args)
     provenance = {
         "designer": args.designer,
@@ -197,36 +270,55 @@ def run_add(args: argparse.Namespace) -> int:
         "parents": args.parent,
         "origin": "add",
     }
-    failed = 0
-    for path in args.files:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            failed += _fail("add", f"cannot read {path}: {exc}")
-            continue
-        try:
-            env_id = registry.add(
-                text, provenance=provenance, memory=memory, version_of=args.new_version_of
-            )
-        except RejectedProgramError as exc:
-            failed += _fail("add", f"{path} was rejected:\n{exc.report.feedback()}")
-            continue
-        except (DuplicateEnvironmentError, RegistryError) as exc:
-            failed += _fail("add", f"{path}: {exc}")
-            continue
-        print(f"{env_id}  {path}")
+    try:
+        reports = validate_many(list(texts.values()), workers=min(2, len(texts)))
+        for (path, text), report in zip(texts.items(), reports):
+            if not report.ok:
+                failed += _fail("add", f"{path} was rejected:\n{report.feedback()}")
+                continue
+            try:
+                env_id = registry.add(
+                    text,
+                    report,
+                    provenance,
+                    memory=memory,
+                    version_of=args.new_version_of,
+                )
+            except (DuplicateEnvironmentError, RegistryError) as exc:
+                failed += _fail("add", f"{path}: {exc}")
+                continue
+            except SpadegymError as exc:  # the memory failed: nothing more can be checked
+                return _fail(
+                    "add",
+                    f"{path} was not added: the novelty check failed ({exc}). Pass "
+                    "--no-memory to add without it.",
+                )
+            print(f"{env_id}  {path}")
+    finally:
+        if memory is not None:
+            memory.close()
     return 1 if failed else 0
 
 
 def run_list(args: argparse.Namespace) -> int:
-    """Print the environments of every root (earlier roots shadow later ones)."""
-    rows, seen, skipped = [], set(), []
+    """Print the environments of every root (earlier roots shadow later ones), broken ones marked.
+
+    A broken entry is a folder named like an environment whose manifest cannot be used; it is
+    listed with BROKEN and the reason's first line (``spadegym verify`` tells the rest).
+    """
+    from spadegym.registry import ids
+
+    rows, seen, skipped, broken = [], set(), [], []
     for registry in _registries(args):
         for entry in registry.list(skill=args.skill, kind=args.kind):
             if entry.id not in seen:
                 seen.add(entry.id)
                 rows.append((entry, registry.root))
-        skipped += [(registry.root / name, why) for name, why in registry.skipped().items()]
+        for name, why in registry.skipped().items():
+            if ids.parse_folder(name) is not None and ids.gym_id(name) not in seen:
+                broken.append((ids.gym_id(name), registry.root, why))
+            else:
+                skipped.append((registry.root / name, why))
     if args.json:
         print(
             json.dumps(
@@ -242,7 +334,8 @@ def run_list(args: argparse.Namespace) -> int:
                         "root": str(root),
                     }
                     for e, root in rows
-                ],
+                ]
+                + [{"id": i, "root": str(root), "broken": why} for i, root, why in broken],
                 ensure_ascii=False,
             )
         )
@@ -252,14 +345,17 @@ def run_list(args: argparse.Namespace) -> int:
             title = e.title.replace("|", "\\|")
             print(f"| `{e.id}` | {e.skill or ''} | {e.kind} | {title} | {e.max_turns} |")
     else:
-        width = max([len(e.id) for e, _ in rows] + [2])
+        width = max([len(e.id) for e, _ in rows] + [len(i) for i, _, _ in broken] + [2])
         for e, _ in rows:
             print(
                 f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
                 f"{e.max_turns:3}  {e.title}"
             )
+        for env_id, _, why in broken:
+            print(f"{env_id.ljust(width)}  BROKEN: {why.splitlines()[0] if why else ''}")
         print(
             f"\n{len(rows)} environments"
+            + (f", {len(broken)} broken (`spadegym verify` says why)" if broken else "")
             + (f", {len(skipped)} folders skipped (-v)" if skipped and not args.verbose else "")
         )
     if args.verbose:
@@ -325,19 +421,26 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    """Remove one environment from the user's root (or ``--root``)."""
-    from spadegym.registry import RegistryError
+    """Remove one environment from the user's root (or ``--root``), and from the memory."""
+    from spadegym.errors import SpadegymError
 
     try:
-        env_id = _writer(args).remove(args.id)
-    except RegistryError as exc:
+        memory = _memory(args, "remove the environment", create=False)
+    except _MemoryUnusable as exc:
         return _fail("remove", str(exc))
+    try:
+        env_id = _writer(args).remove(args.id, memory=memory)
+    except SpadegymError as exc:
+        return _fail("remove", str(exc))
+    finally:
+        if memory is not None:
+            memory.close()
     print(f"removed {env_id}")
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """Verify (and with --fix, repair) every folder of the roots."""
+    """Verify (and with --fix, repair) every folder of the roots, then the memory against them."""
     from spadegym.registry import Registry, RegistryError, default_roots
 
     roots = args.root or [r for r in default_roots() if r.is_dir()]
@@ -356,19 +459,48 @@ def run_verify(args: argparse.Namespace) -> int:
                 print(textwrap.indent(result.problem, "        "))
         ok = sum(r.ok for r in results)
         print(f"{root}: {ok} valid, {len(results) - ok} broken\n")
+    bad += _verify_memory(args, roots)
     if bad and not args.fix:
         print(
             f"Run `spadegym verify --fix{''.join(f' --root {r}' for r in roots)}` to "
-            "re-validate and rewrite the manifests.",
+            "re-validate and rewrite the manifests and bring the memory in step.",
             file=sys.stderr,
         )
     return 1 if bad else 0
 
 
+def _verify_memory(args: argparse.Namespace, roots: list[Path]) -> int:
+    """Compare the memory with every root (``--fix`` brings it in step); 1 if it differs."""
+    from spadegym.errors import SpadegymError
+    from spadegym.registry import default_roots
+    from spadegym.registry.memory_link import reconcile
+
+    try:
+        memory = _memory(args, "verify", create=args.fix)
+    except _MemoryUnusable as exc:
+        return _fail("verify", str(exc))
+    if memory is None:
+        return 0
+    mirrored = list(dict.fromkeys([*default_roots(), *roots]))
+    try:
+        drift = reconcile(memory, mirrored, fix=args.fix)
+    except SpadegymError as exc:
+        return _fail("verify", f"the memory at {memory.path}: {exc}")
+    finally:
+        memory.close()
+    if drift.clean:
+        print(f"memory {memory.path}: in step with the registry")
+        return 0
+    if drift.fixed:
+        print(f"memory {memory.path}: fixed: {drift.describe()}")
+        return 0
+    print(f"memory {memory.path}: BROKEN: {drift.describe()}")
+    return 1
+
+
 def run_export(args: argparse.Namespace) -> int:
     """Pack the environments (found in any root) into a bundle."""
-    from spadegym.registry import RegistryError
-    from spadegym.registry.bundle import export_bundle
+    from spadegym.registry import Registry, RegistryError
 
     try:
         envs = [_find(args, env_id) for env_id in args.ids]
@@ -379,10 +511,8 @@ def run_export(args: argparse.Namespace) -> int:
             return _fail(
                 "export", "the ids live in several roots; export them from one --root at a time."
             )
-        from spadegym.registry import Registry
-
         ((root, env_ids),) = by_root.items()
-        path = export_bundle(Registry(root), env_ids, args.output)
+        path = Registry(root).export(env_ids, args.output)
     except RegistryError as exc:
         return _fail("export", str(exc))
     print(f"wrote {len(envs)} environments to {path}")
@@ -390,16 +520,34 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    """Check, validate and add a bundle's environments."""
+    """Check the bundle, then validate and add its environments."""
+    from spadegym.errors import SpadegymError
     from spadegym.registry import RegistryError
+    from spadegym.registry.bundle import read_bundle
 
-    memory, why = _memory(args)
+    try:
+        read_bundle(args.bundle)  # its format first: nothing heavy loads for a bad file
+    except RegistryError as exc:
+        return _fail("import", str(exc))
+    try:
+        memory = _memory(args, "import")
+    except _MemoryUnusable as exc:
+        return _fail("import", str(exc))
     if memory is None:
-        print(f"spadegym import: skipped the novelty check ({why}).", file=sys.stderr)
+        print("spadegym import: skipped the novelty check (--no-memory).", file=sys.stderr)
     try:
         env_ids = _writer(args).import_(args.bundle, memory=memory)
     except RegistryError as exc:  # RejectedProgramError included: its message has the feedback
         return _fail("import", str(exc))
+    except SpadegymError as exc:  # the memory failed
+        return _fail(
+            "import",
+            f"the novelty check failed ({exc}); nothing more was added. Pass --no-memory to "
+            "import without it.",
+        )
+    finally:
+        if memory is not None:
+            memory.close()
     for env_id in env_ids:
         print(env_id)
     return 0

@@ -14,7 +14,13 @@ a fast designer cannot flood the validators).
 Every reply is appended to a JSONL run log the moment it arrives (before it is validated), so
 a crash or Ctrl-C loses nothing; the plan of each slot depends only on the seed and the slot's
 index, so running the same command again resumes: finished slots are read back from the log,
-and replies already received are reused instead of asked for again.
+and replies already received are reused instead of asked for again. A replay backend skips the
+replies the log already holds, so it continues where the killed run stopped. Each environment
+counts once: a program registered by an earlier run (or earlier in this one) is a duplicate,
+unless it is this very slot's, registered by a run killed before it logged its verdict.
+
+Novelty is judged once, by ``Registry.admit``, inside the step that registers (see
+``spadegym.registry.memory_link``).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from spadegym.designer.report import Candidate, GenerationReport, Turn
 from spadegym.designer.runlog import Prior, RunLog
 from spadegym.errors import ConfigError, SpadegymError
 from spadegym.llm.base import ChatLLM, LLMError, Message
+from spadegym.llm.replay import ReplayChat
 from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
 
 __all__ = ["Slot", "generate", "plan_slot"]
@@ -264,7 +271,6 @@ class _Run:
         report, program = cand.report, cand.program
         if report is None or program is None:
             return
-        first = report.properties.get("first_observation") or None
         provenance = {
             "designer": self.llm.name,
             "document_id": slot.document.id,
@@ -280,40 +286,43 @@ class _Run:
         }
         if cand.hint_source == "designer":
             provenance["hint"] = cand.hint
-        with self.store_lock:
-            if self.memory is not None:
-                novelty = self.memory.check_novelty(program, first_observation=first)
-                cand.novelty = {
-                    "novel": novelty.novel,
-                    "nearest_id": novelty.nearest_id,
-                    "similarity": round(float(novelty.similarity), 4),
-                    "reason": novelty.reason,
-                }
-                report.properties["novelty"] = {
-                    "nearest_id": novelty.nearest_id,
-                    "similarity": novelty.similarity,
-                }
-                if not novelty.novel:
-                    cand.status, cand.reason = "duplicate", novelty.reason
-                    return
-            from spadegym.registry import DuplicateEnvironmentError
+        from spadegym.registry import DuplicateEnvironmentError
 
+        with self.store_lock:
+            existing = self.registry.id_of(program)
+            if existing is not None and not self._registered_by(existing, cand.index):
+                where = "earlier in this run" if existing in self.registered else "already"
+                cand.status = "duplicate"
+                cand.reason = f"exact copy of {existing}, registered {where}"
+                return
             try:
-                env_id = _entry_id(
-                    self.registry.add(
-                        program, report=report, provenance=provenance, memory=self.memory
-                    )
+                admitted = self.registry.admit(
+                    program, report=report, provenance=provenance, memory=self.memory
                 )
             except DuplicateEnvironmentError as exc:
-                cand.status, cand.reason = "duplicate", str(exc)
-                return
-            if env_id in self.registered:
-                # The registry answers an identical program with the id it already has.
+                cand.novelty = _novelty(exc.novelty)
                 cand.status = "duplicate"
-                cand.reason = f"exact copy of {env_id}, registered earlier in this run"
+                cand.reason = exc.novelty.reason if exc.novelty is not None else str(exc)
                 return
-            self.registered.add(env_id)
-        cand.status, cand.env_id = "accepted", env_id
+            cand.novelty = _novelty(admitted.novelty)
+            self.registered.add(admitted.env_id)
+        cand.status, cand.env_id = "accepted", admitted.env_id
+
+    def _registered_by(self, env_id: str, index: int) -> bool:
+        """Whether ``env_id`` is this slot's own, from a run killed before it logged the verdict.
+
+        Such an environment was registered by an earlier run of this very log but never
+        counted, so it counts now.
+        """
+        if env_id in self.registered:
+            return False
+        try:
+            provenance = self.registry.get(env_id).manifest.provenance.model_dump()
+        except Exception:  # in another root, or unreadable: not this run's
+            return False
+        return provenance.get("log") == str(self.log.path) and str(
+            provenance.get("log_id", "")
+        ).startswith(f"c{index:04d}-")
 
     def _design_messages(self, slot: Slot) -> list[Message]:
         context = DesignContext()
@@ -359,8 +368,16 @@ def _source_of(registry: Any, env_id: str) -> str | None:
         return None
 
 
-def _entry_id(entry: Any) -> str:
-    return str(getattr(entry, "id", entry))
+def _novelty(verdict: Any) -> dict[str, Any] | None:
+    """The memory's verdict as the report keeps it."""
+    if verdict is None:
+        return None
+    return {
+        "novel": verdict.novel,
+        "nearest_id": verdict.nearest_id,
+        "similarity": round(float(verdict.similarity), 4),
+        "reason": verdict.reason,
+    }
 
 
 def _extracted(reply: str) -> str | None:
@@ -518,6 +535,7 @@ def generate(
         run_log,
         chosen,
     )
+    _resume(run, run_log)
     slots = [plan_slot(i, seed, corpus, skills, kinds, difficulties) for i in range(n)]
     bar = _Progress(n, progress)
     started = time.perf_counter()
@@ -551,6 +569,18 @@ def generate(
     return GenerationReport(
         candidates, llm.name, str(log_path), time.perf_counter() - started, interrupted
     )
+
+
+def _resume(run: _Run, run_log: RunLog) -> None:
+    """Carry an earlier run of this log over: its accepted ids, and its replay position."""
+    for prior in run_log.prior.values():
+        final = prior.final or {}
+        if final.get("status") == "accepted" and final.get("env_id"):
+            run.registered.add(str(final["env_id"]))
+    if isinstance(run.llm, ReplayChat):
+        # The log holds every reply the earlier run was served: a fresh replay would serve
+        # them again to other slots, as copies of what those slots already made.
+        run.llm.skip_served(r for prior in run_log.prior.values() for r in prior.replies.values())
 
 
 def _run_all(run: _Run, slots: list[Slot], concurrency: int):

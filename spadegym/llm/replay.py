@@ -22,7 +22,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,24 @@ class ReplayChat(SyncChat):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def skip_served(self, replies: Iterable[str]) -> int:
+        """Mark the lines whose replies an earlier run was already served as used.
+
+        A resumed ``generate`` passes the replies its log holds, so the replay continues where
+        the earlier run stopped instead of serving the first replies again.
+
+        Returns:
+            How many lines were marked.
+        """
+        marked = 0
+        with self._lock:
+            for reply in replies:
+                entry = next((e for e in self._entries if not e.used and reply in e.replies), None)
+                if entry is not None:
+                    entry.used = True
+                    marked += 1
+        return marked
 
     def complete(self, messages: Sequence[Message], n: int = 1) -> list[str]:
         """Return the recorded replies for this request.

@@ -19,10 +19,11 @@ from spadegym.memory.fingerprint import ProgramSummary, code_similarity, shingle
 from spadegym.memory.index import IndexParams
 from spadegym.memory.novelty import DedupConfig, Novelty, embedding_text, judge
 from spadegym.memory.stats import PlayBatch, PlayStats
-from spadegym.memory.store import EnvironmentMemory, EnvRecord, Neighbour
+from spadegym.memory.store import DamagedMemoryError, EnvironmentMemory, EnvRecord, Neighbour
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DamagedMemoryError",
     "DedupConfig",
     "Embedder",
     "EnvRecord",

@@ -1,18 +1,28 @@
-"""The user's memory, ``$SPADEGYM_HOME/memory``, seeded with the shipped library on first use.
+"""The user's memory, ``$SPADEGYM_HOME/memory``, holding the shipped library from its first use.
 
 Every path that adds environments (``spadegym add``, ``generate``, the CLI's ``similar`` and
 ``stats``) opens this memory unless told otherwise, so a new environment is judged novel
 against the library that ships with spadegym, not just against what the user added.
+
+Seeding is one step under the memory's lock: several processes opening a new memory at once
+seed it once. The memory notes when seeding starts and when it is done, so a process killed
+while seeding leaves the rest to the next open, while a memory seeded before (or one made
+without seeding and filled since) is left as it is. The library's summaries and embeddings
+ship precomputed (``precomputed``), so seeding takes a fraction of a second and loads no
+model.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
-from typing import Any
 
 from spadegym.memory.embedders import Embedder
+from spadegym.memory.progress import Progress
 from spadegym.memory.store import EnvironmentMemory
+
+log = logging.getLogger("spadegym.memory")
 
 
 def default_memory_path() -> Path:
@@ -23,48 +33,81 @@ def default_memory_path() -> Path:
 
 
 def open_memory(
-    path: str | os.PathLike | None = None, embedder: Embedder | None = None, *, seed: bool = True
+    path: str | os.PathLike | None = None,
+    embedder: Embedder | None = None,
+    *,
+    seed: bool = True,
+    progress: Progress | None = None,
 ) -> EnvironmentMemory:
-    """Open (or create) a memory; a new, empty one is first seeded with the shipped library.
+    """Open (or create) a memory holding every environment of the shipped library.
 
     Args:
         path: the memory folder (default ``default_memory_path()``).
         embedder: the embedder of a new memory (default all-MiniLM-L6-v2); an existing memory
             keeps the one it was built with.
-        seed: add the shipped library's environments to a memory that holds none.
+        seed: add the shipped library to a new memory (or finish seeding one whose seeding
+            was interrupted).
+        progress: receives a line when something takes more than a couple of seconds.
+
+    Raises:
+        ConfigError: the embedder does not match the memory's, or its records disagree.
+        DamagedMemoryError: the memory's database is damaged.
     """
-    memory = EnvironmentMemory(Path(path) if path is not None else default_memory_path(), embedder)
-    if seed and not memory.ids():
-        seed_library(memory)
+    folder = Path(path) if path is not None else default_memory_path()
+    memory = EnvironmentMemory(folder, embedder, progress=progress)
+    try:
+        if seed and memory.setting("seeded") != "done":
+            with memory.locked():
+                state = memory.setting("seeded")
+                if state == "started" or (state is None and len(memory) == 0):
+                    memory.set_setting("seeded", "started")
+                    seed_library(memory)
+                memory.set_setting("seeded", "done")
+    except BaseException:
+        memory.close()
+        raise
     return memory
 
 
 def seed_library(memory: EnvironmentMemory, roots: list[Path] | None = None) -> int:
-    """Add every environment of ``roots`` (default: the shipped library) to ``memory``.
+    """Add every environment of ``roots`` (default: the shipped library) that ``memory`` lacks.
+
+    Under the memory's lock, after looking again under it: concurrent seeders add each
+    environment once. An entry whose program fails its sha256 check is left out (the
+    registry refuses to load it too).
 
     Returns:
-        How many environments were added (those already present are skipped).
+        How many environments were added.
     """
-    from spadegym.registry import Registry, shipped_root
+    from spadegym.registry.entry import load_program
+    from spadegym.registry.errors import RegistryError
+    from spadegym.registry.index import load_index
+    from spadegym.registry.roots import shipped_root
 
     if roots is None:
         shipped = shipped_root()
-        roots = [shipped] if shipped is not None else []
-    known = set(memory.ids())
-    items: list[tuple[str, str, str | None]] = []
-    skills: dict[str, Any] = {}
+        roots = [shipped] if shipped is not None and shipped.is_dir() else []
+    wanted = {}
     for root in roots:
-        registry = Registry(root)
-        for entry in registry.list():
-            if entry.id in known:
+        for entry in load_index(Path(root)).entries.values():
+            wanted.setdefault(entry.id, (Path(root) / entry.folder, entry.skill))
+    if all(env_id in memory for env_id in wanted):
+        return 0  # the usual case: one indexed lookup each, no lock
+    added = 0
+    with memory.locked():
+        by_skill: dict[str | None, list[tuple[str, str, str | None]]] = {}
+        for env_id, (folder, skill) in wanted.items():
+            if env_id in memory:
                 continue
-            found = registry.get(entry.id)
-            items.append((entry.id, found.source(), found.manifest.first_observation or None))
-            skills[entry.id] = entry.skill
-            known.add(entry.id)
-    by_skill: dict[Any, list[tuple[str, str, str | None]]] = {}
-    for item in items:
-        by_skill.setdefault(skills[item[0]], []).append(item)
-    for skill, group in by_skill.items():
-        memory.add_many(group, skill=skill)
-    return len(items)
+            try:
+                source, manifest = load_program(folder)
+            except RegistryError as exc:
+                log.warning("not seeding %s: %s", env_id, exc)
+                continue
+            by_skill.setdefault(skill, []).append(
+                (env_id, source, manifest.first_observation or None)
+            )
+        for skill, items in by_skill.items():
+            memory.add_many(items, skill=skill)
+            added += len(items)
+    return added

@@ -1,7 +1,10 @@
 """The FAISS side of the memory: exact search while small, HNSW past a size threshold.
 
 The index file is replaced atomically and stamped, so that a stale or broken file is noticed
-and rebuilt from SQLite rather than trusted.
+and rebuilt from SQLite rather than trusted: the stamp says which SQLite rows it holds, and a
+CRC-32 of its payload (also kept in SQLite) shows whether the bytes are the ones written.
+A search that returns an impossible score (vectors are unit length, so a cosine lies in
+[-1, 1]) also marks the index as broken.
 
 faiss is imported inside the functions that need it, so importing the memory package stays
 cheap.
@@ -10,16 +13,24 @@ cheap.
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
-import tempfile
+import zlib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from spadegym import leftovers
 from spadegym.errors import ConfigError
+
+TEMP_PREFIX = ".index-"
+"""Temporary index files: ``.index-<pid>-<host>-<hex>.tmp`` (see ``spadegym.leftovers``)."""
+
+SCORE_SLACK = 1e-3
+"""How far past [-1, 1] a float32 cosine may stray before the index is taken as broken."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,7 @@ class IndexStamp:
             files unusable.
         kind: ``"flat"`` or ``"hnsw"``.
         dim: vector length.
+        checksum: CRC-32 of the serialised index (0 until it is written).
     """
 
     count: int
@@ -71,6 +83,7 @@ class IndexStamp:
     epoch: int
     kind: str
     dim: int
+    checksum: int = 0
 
 
 def kind_for(count: int, params: IndexParams) -> str:
@@ -116,15 +129,20 @@ def index_kind(index) -> str:
     return "hnsw" if isinstance(faiss.downcast_index(index.index), faiss.IndexHNSW) else "flat"
 
 
-def save_index(path: Path, index, stamp: IndexStamp) -> None:
-    """Write ``index`` and its stamp to ``path`` atomically (temp file, fsync, rename)."""
+def save_index(path: Path, index, stamp: IndexStamp) -> IndexStamp:
+    """Write ``index`` and its stamp to ``path`` atomically (temp file, fsync, rename).
+
+    Returns:
+        The stamp as written, with the payload's checksum.
+    """
     import faiss
 
-    header = json.dumps(asdict(stamp)).encode()
     payload = faiss.serialize_index(index)
-    fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
+    stamp = IndexStamp(**{**asdict(stamp), "checksum": zlib.crc32(memoryview(payload))})
+    header = json.dumps(asdict(stamp)).encode()
+    tmp = path.with_name(leftovers.temp_name(TEMP_PREFIX, ".tmp"))
     try:
-        with os.fdopen(fd, "wb") as f:
+        with open(tmp, "wb") as f:
             f.write(struct.pack("<Q", len(header)))
             f.write(header)
             f.write(memoryview(payload))
@@ -132,14 +150,20 @@ def save_index(path: Path, index, stamp: IndexStamp) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+    return stamp
 
 
-def load_index(path: Path) -> tuple[object, IndexStamp] | None:
-    """Read an index file; ``None`` when it is missing, truncated or unreadable.
+def load_index(path: Path, checksum: int | None = None) -> tuple[object, IndexStamp] | None:
+    """Read an index file; ``None`` when it is missing, truncated, damaged or unreadable.
 
     A broken file is not an error: SQLite holds every vector, so the caller rebuilds.
+
+    Args:
+        path: the index file.
+        checksum: the checksum SQLite recorded when the file was last written, if any; a file
+            with another one is not the file this memory wrote last.
     """
     import faiss
 
@@ -147,12 +171,20 @@ def load_index(path: Path) -> tuple[object, IndexStamp] | None:
         data = path.read_bytes()
         (length,) = struct.unpack_from("<Q", data, 0)
         stamp = IndexStamp(**json.loads(data[8 : 8 + length]))
+        payload = memoryview(data)[8 + length :]
+        if stamp.checksum != zlib.crc32(payload) or checksum not in (None, stamp.checksum):
+            return None
         index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8, offset=8 + length))
-    except (OSError, ValueError, TypeError, struct.error, RuntimeError):
+    except (OSError, ValueError, TypeError, struct.error, RuntimeError, RecursionError):
         return None
     if index.ntotal != stamp.count or index.d != stamp.dim:
         return None
     return index, stamp
+
+
+def scores_are_sound(scores: list[float]) -> bool:
+    """Whether every score could be a cosine of unit vectors (else the vectors are damaged)."""
+    return all(math.isfinite(s) and abs(s) <= 1.0 + SCORE_SLACK for s in scores)
 
 
 class SyncedIndex:
@@ -172,27 +204,35 @@ class SyncedIndex:
         self.params = params
         self.index = None
         self.stamp: IndexStamp | None = None
+        self.saved: IndexStamp | None = None
+        """The stamp of the file on disk as this process last read or wrote it."""
         self.unsaved = 0
+        self.distrust_file = False
+        """Set when the index answered the impossible: the file holds the same damage."""
 
     def sync(
         self,
         state: tuple[int, int, int],
         fetch: Callable[[int], tuple[np.ndarray, np.ndarray]],
+        checksum: int | None = None,
     ) -> bool:
         """Load, catch up or rebuild so the index holds exactly SQLite's rows.
 
         Args:
             state: SQLite's ``(count, largest id, removal epoch)``.
             fetch: returns ids and vectors of the rows with id above its argument.
+            checksum: the file checksum SQLite recorded at the last save, if any; read only
+                when the file is about to be loaded.
 
         Returns:
             ``True`` when the index was rebuilt (the caller should save it).
         """
         count, max_id, epoch = state
-        if self.index is None:
-            loaded = load_index(self.path)
+        if self.index is None and not self.distrust_file:
+            loaded = load_index(self.path, checksum)
             if loaded is not None:
                 self.index, self.stamp = loaded
+                self.saved = self.stamp
                 set_ef_search(self.index, self.params.ef_search)
         stamp = self.stamp
         kind = kind_for(count, self.params)
@@ -205,13 +245,32 @@ class SyncedIndex:
         if usable and stamp.max_rowid < max_id:
             ids, vectors = fetch(stamp.max_rowid)
             self.index.add_with_ids(vectors, ids)
+            self.unsaved += len(ids)
             self.stamp = IndexStamp(self.index.ntotal, max_id, epoch, kind, self.dim)
         if usable and self.index.ntotal == count:
             return False
         ids, vectors = fetch(0)
         self.index = build_index(ids, vectors, kind, self.params)
         self.stamp = IndexStamp(count, max_id, epoch, kind, self.dim)
+        self.unsaved = count
         return True
+
+    def invalidate(self) -> None:
+        """Forget the index (it answered the impossible): the next ``sync`` rebuilds it."""
+        self.index, self.stamp, self.saved = None, None, None
+        self.distrust_file = True
+
+    def loaded(self) -> bool:
+        """Whether an index is held (else the next ``sync`` reads the file or rebuilds)."""
+        return self.index is not None
+
+    def behind(self) -> bool:
+        """Whether the file on disk lags the index held here."""
+        if self.index is None or self.stamp is None:
+            return False
+        return self.saved is None or replace(self.saved, checksum=0) != replace(
+            self.stamp, checksum=0
+        )
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The ``k`` nearest row ids by inner product, with scores, best first."""
@@ -229,8 +288,16 @@ class SyncedIndex:
             faiss.omp_set_num_threads(threads)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
-    def save(self) -> None:
-        """Write the file; the caller holds the memory's file lock."""
-        if self.index is not None and self.stamp is not None:
-            save_index(self.path, self.index, self.stamp)
-            self.unsaved = 0
+    def save(self) -> int | None:
+        """Write the file; the caller holds the memory's file lock.
+
+        Returns:
+            The checksum written (for SQLite to record), or None when there is no index.
+        """
+        if self.index is None or self.stamp is None:
+            return None
+        leftovers.remove_dead(self.path.parent, TEMP_PREFIX, ".tmp")
+        self.saved = save_index(self.path, self.index, self.stamp)
+        self.distrust_file = False
+        self.unsaved = 0
+        return self.saved.checksum

@@ -124,3 +124,19 @@ def vectors(db: sqlite3.Connection, dim: int, after: int) -> tuple[np.ndarray, n
     for i, (_, blob) in enumerate(rows):
         out[i] = np.frombuffer(blob, dtype=np.float32)
     return ids, out
+
+
+def index_checksum(db: sqlite3.Connection) -> int | None:
+    """The checksum of the index file as last written, or None before the first write."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'index_checksum'").fetchone()
+    return None if row is None else int(row[0])
+
+
+def set_index_checksum(db: sqlite3.Connection, checksum: int) -> None:
+    """Record the checksum of the index file just written (under the memory's lock)."""
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('index_checksum', ?)", (checksum,))
+
+
+def digests(db: sqlite3.Connection) -> dict[str, str]:
+    """The sha256 of each stored program, by env_id."""
+    return dict(db.execute("SELECT env_id, source_sha256 FROM envs"))

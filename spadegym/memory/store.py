@@ -1,38 +1,47 @@
 """``EnvironmentMemory``: accepted environments, embeddings and play statistics in a folder.
 
 The folder holds ``memory.sqlite`` (the source of truth: every record, every vector, every
-play), ``index.faiss`` (a search index rebuilt from SQLite whenever it is missing, stale or
-broken), ``config.json`` (the embedder's name and dimension) and a lock file. SQLite runs in
-WAL mode with one transaction per write, and writers take the file lock, so several processes
-may share a memory, and a process killed at any point leaves it readable: the index file is
-replaced atomically and carries a stamp that is checked against SQLite when it is read.
+play, the embedder's identity), ``index.faiss`` (a search index rebuilt from SQLite whenever it
+is missing, stale or damaged), ``config.json`` (a copy of the embedder's name and dimension)
+and a lock file. SQLite runs in WAL mode with one transaction per write, and writers take the
+file lock, so several processes may share a memory, and a process killed at any point leaves
+it readable: the index file is replaced atomically and carries a stamp and a checksum that are
+checked against SQLite when it is read, and ``close`` leaves it level with SQLite. A damaged
+database is reported as ``DamagedMemoryError`` (see ``database``).
+
+Callers that must check and then write as one step, across processes (the registry's novelty
+check and insert), hold ``locked()`` around both; ``revision()`` tells whether anything changed
+since an earlier look.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import cast
 
 import numpy as np
 from filelock import FileLock
 
+from spadegym import leftovers
 from spadegym.errors import ConfigError
+from spadegym.memory import database, identity, journal, precomputed, records
 from spadegym.memory import index as vindex
-from spadegym.memory import records
 from spadegym.memory import stats as pstats
-from spadegym.memory.embedders import (
-    DEFAULT_MODEL,
-    Embedder,
-    SentenceTransformerEmbedder,
-    embedder_from_name,
-)
-from spadegym.memory.fingerprint import code_similarity, shingles, summarize
+from spadegym.memory.database import DamagedMemoryError
+from spadegym.memory.embedders import Embedder
+from spadegym.memory.fingerprint import ProgramSummary, code_similarity, shingles, summarize
 from spadegym.memory.novelty import DedupConfig, Novelty, embedding_text, judge
+from spadegym.memory.progress import Progress, announce
 from spadegym.memory.records import EnvRecord, Neighbour
+
+__all__ = ["DamagedMemoryError", "EnvironmentMemory"]
+
+_SCHEMA = records.SCHEMA + pstats.SCHEMA + identity.SCHEMA + journal.SCHEMA
 
 
 class EnvironmentMemory:
@@ -45,9 +54,13 @@ class EnvironmentMemory:
             the folder was made with is refused, since its vectors would not compare.
         index_params: when to switch to HNSW and how to build it.
         dedup: thresholds of ``check_novelty``.
+        progress: receives a line when something takes more than a couple of seconds (the
+            first embedding, which loads the model; rebuilding a large index); ``None`` is
+            silent.
 
     Raises:
-        ConfigError: the embedder does not match the folder's config.
+        ConfigError: the embedder does not match the one the memory records.
+        DamagedMemoryError: ``memory.sqlite`` is not a readable database.
     """
 
     def __init__(
@@ -57,51 +70,77 @@ class EnvironmentMemory:
         *,
         index_params: vindex.IndexParams | None = None,
         dedup: DedupConfig | None = None,
+        progress: Progress | None = None,
     ):
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self.index_params = index_params or vindex.IndexParams()
         self.dedup = dedup or DedupConfig()
+        self.progress = progress
         self._lock = FileLock(str(self.path / ".lock"))
+        self._db: database.Connection | None = None
         with self._lock:
-            self.embedder, self.dim = self._open_config(embedder)
-            self._db = sqlite3.connect(
-                self.path / "memory.sqlite",
-                timeout=60,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(records.SCHEMA + pstats.SCHEMA)
+            # Temporary files of writers killed mid-write (the config's is only ever written
+            # under this lock, so one found now is a leftover).
+            leftovers.remove_dead(self.path, vindex.TEMP_PREFIX, ".tmp")
+            (self.path / "config.json.tmp").unlink(missing_ok=True)
+            self._db = database.connect(self.path / "memory.sqlite")
+            try:
+                self._db.executescript(_SCHEMA)
+                self.embedder, self.dim = identity.resolve(self.path, self._db, embedder)
+            except BaseException:
+                self._db.close()
+                self._db = None
+                raise
         self._index = vindex.SyncedIndex(self.path / "index.faiss", self.dim, self.index_params)
 
-    # -- configuration ------------------------------------------------------------------
+    # -- one step across processes ------------------------------------------------------
 
-    def _open_config(self, embedder: Embedder | None) -> tuple[Embedder, int]:
-        config_path = self.path / "config.json"
-        if not config_path.exists():
-            embedder = embedder or SentenceTransformerEmbedder(DEFAULT_MODEL)
-            config = {"embedder": embedder.name, "dim": int(embedder.dim), "version": 1}
-            tmp = config_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(config, indent=2) + "\n")
-            tmp.replace(config_path)
-            return embedder, int(embedder.dim)
-        config = json.loads(config_path.read_text())
-        name, dim = config["embedder"], int(config["dim"])
-        if embedder is None:
-            return embedder_from_name(name), dim
-        if embedder.name != name or int(embedder.dim) != dim:
-            raise ConfigError(
-                f"the memory at {self.path} was built with embedder {name!r} ({dim}-d) but "
-                f"was opened with {embedder.name!r} ({embedder.dim}-d); vectors of two models "
-                "do not compare. Open it with embedder=None (or the same model), or use "
-                "another folder"
-            )
-        return embedder, dim
+    @contextmanager
+    def locked(self) -> Iterator[EnvironmentMemory]:
+        """Hold the memory's write lock (across processes and threads) for several calls.
+
+        Every write takes this lock itself; holding it around a read and a write makes the
+        two one step that no other writer can come between. It is reentrant in a thread.
+        """
+        with self._lock:
+            yield self
+
+    def revision(self) -> tuple[int, int, int]:
+        """A value that changes whenever an environment is added or removed."""
+        return records.state(self._db)
+
+    def setting(self, key: str) -> str | None:
+        """A setting the memory keeps (``embedder``, ``dim``, ``seeded``), or None."""
+        return identity.setting(self._db, key)
+
+    def set_setting(self, key: str, value: str) -> None:
+        """Keep a setting (a short text) in the memory's database."""
+        with self._lock:
+            identity.set_setting(self._db, key, value)
+
+    def digests(self) -> dict[str, str]:
+        """The sha256 of each stored program, by env_id."""
+        return records.digests(self._db)
+
+    def note_intent(self, op: str, env_id: str, folder: str, sha256: str) -> None:
+        """Note a registry write whose memory half follows (see ``journal``); hold ``locked()``."""
+        with self._lock:
+            journal.note(self._db, op, env_id, folder, sha256)
+
+    def intents(self) -> list[journal.Intent]:
+        """Registry writes whose memory half may not have happened, oldest first."""
+        return journal.pending(self._db)
+
+    def clear_intent(self, env_id: str, op: str) -> None:
+        """Drop a noted intent that needs no memory write after all."""
+        with self._lock:
+            journal.clear(self._db, [env_id], op)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        what = f"embedding {len(texts)} text(s) with {self.embedder.name}"
+        with announce(self.progress, f"{what} (its first use loads the model)"):
+            vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         if vectors.shape != (len(texts), self.dim):
             raise ConfigError(
                 f"embedder {self.embedder.name!r} returned shape {vectors.shape}, expected "
@@ -144,12 +183,13 @@ class EnvironmentMemory:
             ProgramError: a source does not parse or has no ``...Env`` class.
         """
         items = list(items)
-        summaries = [summarize(source) for _, source, _ in items]
-        vectors = self._embed(
+        summaries = [_summary(source) for _, source, _ in items]
+        vectors = self._vectors(
             [
                 embedding_text(s.title, s.description, obs)
                 for s, (_, _, obs) in zip(summaries, items, strict=True)
-            ]
+            ],
+            summaries,
         )
         now = time.time()
         new = [
@@ -171,6 +211,8 @@ class EnvironmentMemory:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 records.insert(self._db, rows)
+                # The registry write these records complete is no longer pending.
+                journal.clear(self._db, [r.env_id for r in new], "add")
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
                 self._db.execute("ROLLBACK")
@@ -179,26 +221,48 @@ class EnvironmentMemory:
                     f"env_id {stored[0]!r} is already in the memory at {self.path} (or twice in "
                     "this call); ids are unique: remove() it first or choose another id"
                 ) from exc
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
             self._sync_index()
-            self._index.unsaved += len(new)
             if self._index.unsaved >= max(1, min(1000, len(self) // 100)):
-                self._index.save()
+                self._save_index()
         return new
+
+    def _vectors(self, texts: list[str], summaries: list[ProgramSummary]) -> np.ndarray:
+        """The embeddings of ``texts``: the shipped library's precomputed ones, the rest now."""
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        todo = []
+        for i, (text, summary) in enumerate(zip(texts, summaries, strict=True)):
+            found = precomputed.vector(summary.source_sha256, self.embedder.name, text, self.dim)
+            if found is None:
+                todo.append(i)
+            else:
+                out[i] = found
+        if todo:
+            out[todo] = self._embed([texts[i] for i in todo])
+        return out
 
     def remove(self, env_id: str) -> bool:
         """Forget an environment and its plays; ``False`` if it was not stored."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
-            gone = self._db.execute("DELETE FROM envs WHERE env_id = ?", (env_id,)).rowcount
-            self._db.execute("DELETE FROM plays WHERE env_id = ?", (env_id,))
-            self._db.execute("DELETE FROM stats WHERE env_id = ?", (env_id,))
-            if gone:
-                # Index files written before this removal can no longer be trusted.
-                self._db.execute("UPDATE meta SET value = value + 1 WHERE key = 'epoch'")
+            try:
+                gone = self._db.execute("DELETE FROM envs WHERE env_id = ?", (env_id,)).rowcount
+                self._db.execute("DELETE FROM plays WHERE env_id = ?", (env_id,))
+                self._db.execute("DELETE FROM stats WHERE env_id = ?", (env_id,))
+                journal.clear(self._db, [env_id], "remove")
+                if gone:
+                    # Index files written before this removal can no longer be trusted.
+                    self._db.execute("UPDATE meta SET value = value + 1 WHERE key = 'epoch'")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
             self._db.execute("COMMIT")
             if gone:
                 self._sync_index()
-                self._index.save()
+                self._save_index()
         return bool(gone)
 
     def record_plays(
@@ -414,6 +478,11 @@ class EnvironmentMemory:
     def _search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         self._sync_index()
         found = self._index.search(vector, k)
+        if not vindex.scores_are_sound([score for _, score in found]):
+            # Vectors are unit length, so this index is damaged: SQLite has the true ones.
+            self._index.invalidate()
+            self._sync_index()
+            found = self._index.search(vector, k)
         names = records.names(self._db, [i for i, _ in found])
         # A row removed by another process since our last sync is skipped, not reported.
         return [(names[i], score) for i, score in found if i in names]
@@ -421,26 +490,49 @@ class EnvironmentMemory:
     def _sync_index(self) -> None:
         """Bring the index level with SQLite; a rebuilt index is written at once."""
         state = records.state(self._db)
-        if self._index.sync(state, lambda after: records.vectors(self._db, self.dim, after)):
+        checksum = None if self._index.loaded() else records.index_checksum(self._db)
+        what = f"loading or rebuilding the vector index of {state[0]} environments"
+        with announce(None if self._index.loaded() else self.progress, what):
+            rebuilt = self._index.sync(
+                state, lambda after: records.vectors(self._db, self.dim, after), checksum
+            )
+        if rebuilt:
             with self._lock:
-                self._index.save()
+                self._save_index()
+
+    def _save_index(self) -> None:
+        """Write the index file and record its checksum in SQLite; hold the lock."""
+        checksum = self._index.save()
+        if checksum is not None:
+            records.set_index_checksum(self._db, checksum)
 
     def flush(self) -> None:
         """Write the index file now (it is also written on ``close`` and every ~1% growth)."""
         with self._lock:
             self._sync_index()
-            if self._index.unsaved:
-                self._index.save()
+            if self._index.behind():
+                self._save_index()
 
     def close(self) -> None:
-        """Write pending index changes and close the database."""
+        """Write pending index changes, so the file is level with SQLite, and close."""
         if self._db is not None:
-            self.flush()
-            self._db.close()
-            self._db = None
+            try:
+                if self._index.loaded():  # a process that never searched has nothing to write
+                    self.flush()
+            except DamagedMemoryError:
+                pass  # already reported by the call that met the damage; the index is a cache
+            finally:
+                self._db.close()
+                self._db = None
 
     def __enter__(self) -> EnvironmentMemory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _summary(source: str) -> ProgramSummary:
+    """The summary of a program: the shipped library's precomputed one, or computed now."""
+    sha = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    return precomputed.summary(sha) or summarize(source)

@@ -35,7 +35,8 @@ logging.getLogger("spadegym.registry").addHandler(logging.NullHandler())
 _LAZY = {
     "Registry": "spadegym.registry.store",
     "RegisteredEnv": "spadegym.registry.store",
-    "VerifyResult": "spadegym.registry.store",
+    "VerifyResult": "spadegym.registry.verification",
+    "Admitted": "spadegym.registry.admission",
     "Manifest": "spadegym.registry.manifest",
     "Provenance": "spadegym.registry.manifest",
     "PlayStatistics": "spadegym.registry.manifest",
@@ -44,6 +45,7 @@ _LAZY = {
 
 __all__ = [
     "ENTRY_POINT",
+    "Admitted",
     "NAMESPACE",
     "DuplicateEnvironmentError",
     "IndexEntry",

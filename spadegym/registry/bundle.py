@@ -3,7 +3,9 @@
 A bundle holds ``<Name>-v<N>/env.py`` and ``<Name>-v<N>/manifest.json`` per environment and
 nothing else. Importing trusts none of it: members must be regular files of those names and
 sizes, each program must match its manifest's sha256, and each is validated again before any
-is added. Ids are kept when free; the usual id rules apply otherwise.
+is added. Ids are kept when free; the usual id rules apply otherwise (``Registry.import_``).
+
+This module is the format only: it reads and writes bundles and knows nothing of a registry.
 """
 
 from __future__ import annotations
@@ -13,46 +15,47 @@ import os
 import tarfile
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from spadegym import contract
 from spadegym.registry import ids
-from spadegym.registry.errors import RegistryError, RejectedProgramError
-from spadegym.registry.manifest import parse_manifest, sha256_of
-
-if TYPE_CHECKING:
-    from spadegym.registry.store import Registry
+from spadegym.registry.entry import MAX_MANIFEST_BYTES
+from spadegym.registry.errors import RegistryError
+from spadegym.registry.manifest import Manifest, parse_manifest, sha256_of
 
 MAX_MEMBERS = 20_000
 """Members a bundle may hold (two per environment)."""
 
-MAX_MANIFEST_BYTES = 1 << 20
-"""Size limit of one manifest in a bundle."""
-
 _FILES = ("env.py", "manifest.json")
 
 
-def export_bundle(registry: Registry, env_ids: Iterable[str], path: Path) -> Path:
-    """Write the named environments of ``registry`` to ``path`` (a ``.tar.gz``), atomically.
+@dataclass(frozen=True)
+class BundleItem:
+    """One environment of a bundle, checked: its folder, program and manifest agree."""
+
+    folder: str
+    program: str
+    manifest: Manifest
+
+
+def write_bundle(path: Path, items: Iterable[tuple[str, bytes, str]]) -> Path:
+    """Write ``(folder, env.py bytes, manifest JSON)`` items to a ``.tar.gz``, atomically.
 
     Raises:
-        RegistryError: an id is unknown, or a program no longer matches its manifest.
+        RegistryError: there is no item.
     """
-    chosen = [registry.get(env_id) for env_id in env_ids]
-    if not chosen:
+    items = list(items)
+    if not items:
         raise RegistryError("export needs at least one environment id.")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
-            for env in chosen:
-                contents = {
-                    "env.py": env.source().encode("utf-8"),
-                    "manifest.json": env.manifest.to_json().encode("utf-8"),
-                }
+            for folder, program, manifest_json in items:
+                contents = {"env.py": program, "manifest.json": manifest_json.encode("utf-8")}
                 for name, data in contents.items():
-                    info = tarfile.TarInfo(f"{env.manifest.folder}/{name}")
+                    info = tarfile.TarInfo(f"{folder}/{name}")
                     info.size, info.mode = len(data), 0o644
                     tar.addfile(info, io.BytesIO(data))
         os.replace(tmp, path)
@@ -63,7 +66,7 @@ def export_bundle(registry: Registry, env_ids: Iterable[str], path: Path) -> Pat
     return path
 
 
-def read_bundle(path: Path) -> dict[str, dict[str, bytes]]:
+def read_members(path: Path) -> dict[str, dict[str, bytes]]:
     """The files of a bundle by folder, after checking every member's type, name and size."""
     files: dict[str, dict[str, bytes]] = {}
     try:
@@ -97,24 +100,23 @@ def read_bundle(path: Path) -> dict[str, dict[str, bytes]]:
     return files
 
 
-def import_bundle(
-    registry: Registry, path: Path, *, config: Any = None, memory: Any = None
-) -> list[str]:
-    """Check, validate and add every environment of a bundle; all or none.
+def read_bundle(path: Path) -> list[BundleItem]:
+    """Every environment of a bundle, checked, in the bundle's order; nothing is validated.
 
-    Returns:
-        The ids the environments have in ``registry`` (in the bundle's order).
+    This is cheap (no sandbox, no model), so callers run it before anything heavy.
 
     Raises:
-        RegistryError: the bundle is malformed, or a program does not match its manifest.
-        RejectedProgramError: a program fails validation (nothing is added).
+        RegistryError: the file is not a bundle, holds no environment, or an environment's
+            files are missing, unreadable or disagree with its manifest.
     """
-    from spadegym.validation import validate_many
-
-    files = read_bundle(path)
+    path = Path(path)
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise RegistryError(f"{path} {what}; give a .tar.gz bundle made by `spadegym export`.")
+    files = read_members(path)
     if not files:
         raise RegistryError(f"{path} holds no environment.")
-    programs, manifests = [], []
+    items = []
     for folder, contents in files.items():
         missing = [name for name in _FILES if name not in contents]
         if missing:
@@ -131,22 +133,8 @@ def import_bundle(
                 "manifest; the bundle was altered after export. Export it again."
             )
         try:
-            programs.append(contents["env.py"].decode("utf-8"))
+            program = contents["env.py"].decode("utf-8")
         except UnicodeDecodeError:
             raise RegistryError(f"{path}: {folder}/env.py is not UTF-8.") from None
-        manifests.append(manifest)
-    reports = validate_many(programs, config)
-    for manifest, report in zip(manifests, reports):
-        if not report.ok:
-            raise RejectedProgramError(
-                f"{path}: {manifest.id} failed validation, so nothing was "
-                f"imported:\n{report.feedback()}",
-                report,
-            )
-    added = []
-    for program, manifest, report in zip(programs, manifests, reports):
-        provenance = {**manifest.provenance.model_dump(), "origin": "import"}
-        added.append(
-            registry.add(program, report, provenance, memory=memory, preferred_id=manifest.id)
-        )
-    return added
+        items.append(BundleItem(folder, program, manifest))
+    return items

@@ -17,12 +17,18 @@ from filelock import FileLock, Timeout
 
 from spadegym.registry import ids
 from spadegym.registry.errors import RegistryError, TamperedEnvironmentError
-from spadegym.registry.index import LOCK_NAME
+
+LOCK_NAME = ".lock"
+"""The file lock of a root, in the root."""
 
 LOCK_TIMEOUT = 120.0
 """Seconds a writer waits for a root's lock before giving up."""
 
+MAX_MANIFEST_BYTES = 1 << 20
+"""Size limit of one ``manifest.json`` (a real one is a few KB)."""
+
 _TEMP_PREFIXES = (".tmp-", ".trash-")
+_FOLDER_TEMPS = (".manifest-", ".env.py")  # files rewritten inside an entry folder
 
 
 def fix_command(root: Path) -> str:
@@ -49,6 +55,12 @@ def read_entry(folder: Path) -> tuple[object | None, str]:
             f"`{fix_command(folder.parent)}` to validate env.py and write one."
         )
     try:
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            raise RegistryError(
+                f"manifest.json is {size} bytes; the limit is {MAX_MANIFEST_BYTES} (a real one "
+                "is a few KB)."
+            )
         manifest = parse_manifest(path.read_bytes())
     except (RegistryError, OSError) as exc:
         return None, f"{exc} Run `{fix_command(folder.parent)}` to rewrite it."
@@ -139,12 +151,33 @@ def _fsync_dir(path: Path) -> None:
 
 
 def clean_leftovers(root: Path) -> list[str]:
-    """Remove temporary folders of writers that died; call with the lock held."""
+    """Remove temporary folders of writers that died; call with the lock held.
+
+    Every writer makes its ``.tmp-*`` and ``.trash-*`` folders while holding the lock, so the
+    lock holder knows that any it finds belong to a writer that is gone.
+    """
     removed = []
     for name in os.listdir(root):
         if name.startswith(_TEMP_PREFIXES):
             shutil.rmtree(root / name, ignore_errors=True)
             removed.append(name)
+    return removed
+
+
+def clean_folder_leftovers(folder: Path) -> list[str]:
+    """Remove temporary files left in an entry folder by a killed rewrite; call with the lock."""
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if name.startswith(_FOLDER_TEMPS) and name.endswith(".tmp"):
+            try:
+                (folder / name).unlink()
+                removed.append(name)
+            except OSError:
+                pass
     return removed
 
 

@@ -20,10 +20,12 @@ class DuplicateEnvironmentError(RegistryError):
 
     Attributes:
         duplicate_of: the id of the stored environment it duplicates.
+        novelty: the memory's verdict (a ``Novelty``), when the memory gave one.
     """
 
-    def __init__(self, message: str, duplicate_of: str | None):
+    def __init__(self, message: str, duplicate_of: str | None, novelty: object = None):
         self.duplicate_of = duplicate_of
+        self.novelty = novelty
         super().__init__(message)
 
 

@@ -8,6 +8,12 @@ renaming folders in the root, which changes the root's mtime, so every writer le
 the stamp sees; the index lives in a subfolder so that writing it leaves the root's mtime
 alone. A hand edit inside an entry folder is not seen: run ``spadegym verify`` after one.
 
+An index is checked when it is read, since it can be edited by hand while its stamp stays
+fresh: every row must be a well-formed entry (an ``<Name>-v<N>`` folder, a sha256, an int
+``max_turns`` in the contract's range, a known kind), must name a folder that exists, and every
+folder of the root must have a row. An index that fails a check is not trusted: it is rebuilt
+from the manifests, with a logged warning.
+
 A root that cannot be written (an installed package) keeps its index in the user's cache
 folder instead. This module imports no pydantic unless an index has to be rebuilt.
 """
@@ -18,16 +24,19 @@ import hashlib
 import json
 import logging
 import os
-import uuid
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from spadegym import contract, leftovers
 from spadegym.registry import ids
+from spadegym.registry.entry import read_entry
 
 INDEX_VERSION = 1
 INDEX_DIR = ".index"
-LOCK_NAME = ".lock"
+_TEMP = ".index-"  # temporary index files: .index-<pid>-<host>-<hex>.tmp
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 log = logging.getLogger("spadegym.registry")
 
@@ -95,7 +104,14 @@ def entry_from_manifest(manifest: object) -> IndexEntry:
 
 def root_stamp(root: Path) -> list[int]:
     """The root's mtime (ns) and the number of names in it: what every write changes."""
-    return [os.stat(root).st_mtime_ns, len(os.listdir(root))]
+    return _scan(root)[0]
+
+
+def _scan(root: Path) -> tuple[list[int], list[str]]:
+    """The root's stamp and the names in it (the mtime is read first: see ``build_index``)."""
+    mtime = os.stat(root).st_mtime_ns
+    names = os.listdir(root)
+    return [mtime, len(names)], names
 
 
 def is_entry_name(name: str) -> bool:
@@ -109,20 +125,68 @@ def _cache_path(root: Path) -> Path:
     return Path(cache) / "spadegym" / "registry-index" / f"{key[:24]}.json"
 
 
-def _read(path: Path, root: Path, stamp: list[int]) -> Index | None:
+def check_row(row: Any) -> IndexEntry | str:
+    """The entry an index row describes, or why the row is not one."""
+    if not isinstance(row, list) or len(row) != len(IndexEntry._fields):
+        return f"a row must be a list of {len(IndexEntry._fields)} values"
+    entry = IndexEntry(*row)
+    folder, sha, turns, title, skill, kind, players = entry
+    if not isinstance(folder, str) or ids.parse_folder(folder) is None:
+        return f"folder {folder!r} is not <Name>-v<N>"
+    problems = [
+        (isinstance(sha, str) and _SHA256.fullmatch(sha) is not None, "sha256"),
+        (
+            type(turns) is int and contract.MIN_TURNS <= turns <= contract.MAX_TURNS,
+            f"max_turns (an int in {contract.MIN_TURNS}..{contract.MAX_TURNS})",
+        ),
+        (isinstance(title, str), "title"),
+        (skill is None or isinstance(skill, str), "skill"),
+        (kind in contract.KINDS, "kind"),
+        (type(players) is int and players in (1, 2), "num_players"),
+    ]
+    bad = [name for ok, name in problems if not ok]
+    return f"{folder}: bad {', '.join(bad)}" if bad else entry
+
+
+def _read(path: Path, root: Path, stamp: list[int], names: list[str]) -> Index | None:
+    """The index in ``path`` if it is fresh and every check passes, else None."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
         if (
-            data.get("version") != INDEX_VERSION
+            not isinstance(data, dict)
+            or data.get("version") != INDEX_VERSION
             or data.get("stamp") != stamp
             or data.get("root") != os.path.realpath(root)
         ):
             return None
-        entries = {row[0]: IndexEntry(*row) for row in data["entries"]}
-        return Index(root, stamp, entries, dict(data["skipped"]))
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        rows, skipped = data["entries"], data["skipped"]
+        if not isinstance(rows, list) or not isinstance(skipped, dict):
+            raise ValueError("entries must be a list and skipped an object")
+    except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError):
         return None
+    entries: dict[str, IndexEntry] = {}
+    for row in rows:
+        entry = check_row(row)
+        if isinstance(entry, str):
+            return _distrust(path, f"it has a bad row ({entry})")
+        entries[entry.folder] = entry
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in skipped.items()):
+        return _distrust(path, "its skipped folders are not names with reasons")
+    listed = set(entries) | set(skipped)
+    present = {name for name in names if is_entry_name(name)}
+    gone = listed - present
+    if gone:
+        return _distrust(path, f"it lists {min(gone)!r}, which is not in the root")
+    missing = [name for name in present - listed if (root / name).is_dir()]
+    if missing:
+        return _distrust(path, f"it has no row for the folder {min(missing)!r}")
+    return Index(root, stamp, entries, dict(skipped))
+
+
+def _distrust(path: Path, why: str) -> None:
+    log.warning("registry index %s is not trusted: %s; rebuilding it from the manifests", path, why)
+    return None
 
 
 def _make_index_dir(root: Path) -> None:
@@ -142,9 +206,9 @@ def load_index(root: Path, *, save: bool = True) -> Index:
     root = Path(root)
     if save:
         _make_index_dir(root)
-    stamp = root_stamp(root)
+    stamp, names = _scan(root)
     for path in (root / INDEX_DIR / "index.json", _cache_path(root)):
-        index = _read(path, root, stamp)
+        index = _read(path, root, stamp, names)
         if index is not None:
             return index
     index = build_index(root, stamp)
@@ -157,10 +221,9 @@ def build_index(root: Path, stamp: list[int] | None = None) -> Index:
     """Scan every folder of ``root`` and read its manifest.
 
     The stamp is taken before the scan, so a change made during it makes the index stale
-    rather than silently missing.
+    rather than silently missing. One folder never stops the scan: whatever goes wrong while
+    reading it is the reason it is skipped.
     """
-    from spadegym.registry.entry import read_entry
-
     root = Path(root)
     if stamp is None:
         _make_index_dir(root)
@@ -169,7 +232,10 @@ def build_index(root: Path, stamp: list[int] | None = None) -> Index:
     for name in sorted(os.listdir(root)):
         if not is_entry_name(name) or not (root / name).is_dir():
             continue
-        manifest, problem = read_entry(root / name)
+        try:
+            manifest, problem = read_entry(root / name)
+        except Exception as exc:  # an unreadable folder is one skipped entry, not a lost root
+            manifest, problem = None, f"it cannot be read ({type(exc).__name__}: {exc})."
         if manifest is None:
             index.skipped[name] = problem
         else:
@@ -183,7 +249,8 @@ def save_index(index: Index) -> Path | None:
     for path in (index.root / INDEX_DIR / "index.json", _cache_path(index.root)):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".index-{uuid.uuid4().hex}.tmp")  # open() honours the umask
+            leftovers.remove_dead(path.parent, _TEMP, ".tmp")  # of writers killed mid-write
+            tmp = path.with_name(leftovers.temp_name(_TEMP, ".tmp"))  # open() honours the umask
             try:
                 with open(tmp, "w", encoding="utf-8") as handle:
                     handle.write(text)

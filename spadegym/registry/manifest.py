@@ -141,6 +141,10 @@ def parse_manifest(data: dict[str, Any] | str | bytes) -> Manifest:
             data = json.loads(data)
         except ValueError as exc:
             raise RegistryError(f"manifest.json is not JSON ({exc}).") from None
+        except RecursionError:
+            raise RegistryError(
+                "manifest.json nests its JSON too deeply to read (a real one is a few levels deep)."
+            ) from None
     if not isinstance(data, dict):
         raise RegistryError("manifest.json must hold a JSON object.")
     version = data.get("schema_version", 1)
@@ -157,6 +161,8 @@ def parse_manifest(data: dict[str, Any] | str | bytes) -> Manifest:
         data["schema_version"] = version
     try:
         return Manifest.model_validate(data)
+    except RecursionError:
+        raise RegistryError("manifest.json nests its values too deeply to read.") from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'manifest'}: {e['msg']}"
@@ -185,6 +191,7 @@ def build_manifest(
     provenance: Provenance | dict | None = None,
     created: str | None = None,
     stats: PlayStatistics | dict | None = None,
+    novelty: dict[str, Any] | None = None,
 ) -> Manifest:
     """A manifest for ``program`` from its passing validation report.
 
@@ -195,8 +202,12 @@ def build_manifest(
         provenance: where it came from.
         created: keep an earlier creation time (``verify --fix`` rewrites keep it).
         stats: keep earlier play statistics.
+        novelty: the memory's verdict (``nearest_id``, ``similarity``), kept in the summary.
     """
     props = report.properties
+    validation = summarize_report(report)
+    if novelty is not None:
+        validation.properties["novelty"] = novelty
     return Manifest(
         id=env_id,
         title=props.get("title") or report.class_name or env_id,
@@ -212,7 +223,7 @@ def build_manifest(
         provenance=Provenance.model_validate(provenance or {})
         if not isinstance(provenance, Provenance)
         else provenance,
-        validation=summarize_report(report),
+        validation=validation,
         stats=PlayStatistics.model_validate(stats or {})
         if not isinstance(stats, PlayStatistics)
         else stats,

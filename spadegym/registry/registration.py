@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from spadegym.registry import ids
 from spadegym.registry.entry import load_program
 from spadegym.registry.errors import warn_shadowed
 from spadegym.registry.index import IndexEntry, load_index
@@ -61,8 +62,9 @@ def register_roots(roots: Iterable[Path] | None = None) -> dict[str, Path]:
     """Register every environment of every root with Gymnasium; earlier roots shadow later.
 
     Folders without a valid manifest are skipped with a logged reason (logger
-    ``spadegym.registry``); a root that cannot be read is skipped the same way. Nothing here
-    raises, since it runs at ``import spadegym``.
+    ``spadegym.registry``); an index that fails its checks is rebuilt from the manifests (see
+    ``index``); a root that cannot be read is skipped the same way. Nothing here raises, since
+    it runs at ``import spadegym``.
 
     Args:
         roots: the roots, earliest first; ``None`` for ``default_roots()``.
@@ -88,8 +90,13 @@ def register_roots(roots: Iterable[Path] | None = None) -> dict[str, Path]:
             if env_id in origin:
                 warn_shadowed(env_id, str(origin[env_id]), str(root))
                 continue
+            try:
+                spec = spec_for(root, entry, env_id)
+            except Exception as exc:  # one entry never costs the others their registration
+                log.warning("registry entry %s skipped: %s", root / entry.folder, exc)
+                continue
             origin[env_id] = root
-            registry[env_id] = spec_for(root, entry, env_id)
+            registry[env_id] = spec
     return origin
 
 
@@ -116,8 +123,6 @@ def register_entry(root: Path, entry: IndexEntry) -> bool:
 def unregister_entry(root: Path, folder: str) -> None:
     """Forget the registration of an entry that was removed (only if it points there)."""
     registry = _gym_registry()
-    from spadegym.registry import ids
-
     env_id = ids.gym_id(folder)
     owned = _owned_folder(registry.get(env_id))
     if owned is not None and os.path.realpath(owned) == os.path.realpath(Path(root) / folder):

@@ -5,44 +5,60 @@ writes the entry atomically, updates the index, and registers the id with Gymnas
 process. Ids follow three rules: the same program added again gets the id it already has; a
 different program whose class name is taken gets a distinct name (``LockPick2-v0``), never an
 overwrite; ``version_of=`` makes the next version of an existing name (``LockPick-v1``).
+
+With a memory, adding and removing keep the memory in step with the registry, as one step
+under the memory's lock (see ``memory_link``).
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spadegym import compat
 from spadegym.registry import ids
+from spadegym.registry.admission import (
+    Admitted,
+    check_program,
+    duplicate_error,
+    is_new_version,
+)
+from spadegym.registry.bundle import read_bundle, write_bundle
 from spadegym.registry.entry import (
     clean_leftovers,
     load_program,
     locked,
+    read_entry,
     remove_entry,
     rewrite_manifest,
     write_entry,
 )
 from spadegym.registry.errors import (
-    DuplicateEnvironmentError,
     RegistryError,
     RejectedProgramError,
 )
 from spadegym.registry.index import (
     Index,
     IndexEntry,
-    build_index,
     entry_from_manifest,
     load_index,
     root_stamp,
     save_index,
 )
-from spadegym.registry.manifest import Manifest, Provenance, build_manifest, now, sha256_of
+from spadegym.registry.manifest import (
+    Manifest,
+    Provenance,
+    build_manifest,
+    now,
+    sha256_of,
+)
+from spadegym.registry.memory_link import remember, settle
 from spadegym.registry.registration import make_env, register_entry, unregister_entry
 from spadegym.registry.roots import default_roots, user_root
+from spadegym.registry.verification import VerifyResult, verify_root
 
 
 @dataclass(frozen=True)
@@ -65,77 +81,6 @@ class RegisteredEnv:
     def make(self, **kwargs: Any) -> Any:
         """A ``ProgramEnv`` of this environment (without Gymnasium's wrappers)."""
         return make_env(str(self.path), self.manifest.sha256, **kwargs)
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    """What ``Registry.verify`` found in one folder."""
-
-    id: str
-    path: Path
-    ok: bool
-    problem: str = ""
-    fixed: bool = False
-
-
-def _class_name(program: str) -> str:
-    from spadegym.validation.static import env_classes
-
-    try:
-        classes = env_classes(compat.parse(program))
-    except (SyntaxError, ValueError) as exc:
-        raise RegistryError(f"the program cannot be parsed ({exc}); validate it first.") from None
-    if len(classes) != 1:
-        raise RegistryError(
-            f"the program defines {len(classes)} classes ending in Env; the "
-            "contract asks for exactly one. Validate it first."
-        )
-    return classes[0].name
-
-
-def check_program(source: str, report: Any = None, config: Any = None) -> tuple[str, Any]:
-    """The program to store and its passing report; validates when no report is given.
-
-    Raises:
-        RejectedProgramError: validation failed (the report says why).
-        RegistryError: a given report failed, or belongs to another program.
-    """
-    if report is None:
-        from spadegym.validation import validate
-
-        report = validate(source, config)
-        if not report.ok:
-            raise RejectedProgramError(
-                f"{report.class_name or 'the program'} failed validation and was not added:\n"
-                f"{report.feedback()}",
-                report,
-            )
-        return report.program, report
-    if not report.ok:
-        raise RegistryError(
-            "report= is a failing ValidationReport; only a passing report lets "
-            "add() skip validation. Pass report=None to validate again."
-        )
-    from spadegym.extract import extract_program
-
-    program = extract_program(source).code or source
-    if report.program is not None and report.program != program:
-        raise RegistryError(
-            "report= was made for another program (its program text differs); "
-            "pass the report of this program, or report=None."
-        )
-    name = _class_name(program)
-    if report.class_name and report.class_name != name:
-        raise RegistryError(
-            f"report= is for class {report.class_name}, but the program defines "
-            f"{name}; pass the report of this program, or report=None."
-        )
-    if "max_turns" not in report.properties:
-        raise RegistryError(
-            "report= has no max_turns property; it is not the report of a "
-            "completed validation. Pass report=None to validate."
-        )
-    return program, report
 
 
 class Registry:
@@ -217,8 +162,6 @@ class Registry:
                 f"{env_id!r} is not in the registry at {self.root}.{hint} "
                 "`spadegym list` shows every id."
             )
-        from spadegym.registry.entry import read_entry
-
         manifest, problem = read_entry(self.root / folder)
         if manifest is None:
             raise RegistryError(f"{env_id}: {problem}")
@@ -237,13 +180,21 @@ class Registry:
                 taken.setdefault(parsed[0], set()).add(parsed[1])
         return taken
 
-    def _find_sha(self, sha: str) -> str | None:
+    def _find_entry(self, sha: str) -> IndexEntry | None:
         for root in [self.root, *self.others]:
             if root.is_dir():
                 for entry in load_index(root).entries.values():
                     if entry.sha256 == sha:
-                        return entry.id
+                        return entry
         return None
+
+    def _find_sha(self, sha: str) -> str | None:
+        entry = self._find_entry(sha)
+        return None if entry is None else entry.id
+
+    def id_of(self, program: str) -> str | None:
+        """The id ``program`` (its exact text) already has here or in the other roots."""
+        return self._find_sha(sha256_of(program))
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -266,31 +217,89 @@ class Registry:
             provenance: designer model, grounding document id, parents (a dict or
                 ``Provenance``).
             memory: an ``EnvironmentMemory``: a program it judges a duplicate is refused, and
-                an added program is recorded in it.
-            version_of: make this the next version of that environment (``X-v0`` -> ``X-v1``).
+                an added program is recorded in it (see ``admit``).
+            version_of: make this the next version of that environment (``X-v0`` -> ``X-v1``);
+                the memory then accepts a program close to an earlier version of X.
             config: the ``ValidationConfig`` when validating.
             preferred_id: keep this id when it is free (bundles keep their ids on import).
 
         Raises:
             RejectedProgramError: the program failed validation.
             DuplicateEnvironmentError: the memory holds the same game under another id.
+            DamagedMemoryError: the memory's files are damaged (nothing was added).
             RegistryError: bad arguments, or ``version_of`` names no environment.
+        """
+        return self.admit(
+            source,
+            report,
+            provenance,
+            memory=memory,
+            version_of=version_of,
+            config=config,
+            preferred_id=preferred_id,
+        ).env_id
+
+    def admit(
+        self,
+        source: str,
+        report: Any = None,
+        provenance: Provenance | dict | None = None,
+        *,
+        memory: Any = None,
+        version_of: str | None = None,
+        config: Any = None,
+        preferred_id: str | None = None,
+    ) -> Admitted:
+        """``add``, answering also whether the program was new and the memory's verdict.
+
+        With a memory, the novelty check and both writes are one step across processes:
+        they run under the memory's lock, so two writers of copies of one game cannot both
+        pass the check. The check runs once before the lock (it loads the model and embeds)
+        and again under it only when the memory changed in between. A program already
+        registered gets its id back, and is recorded in the memory when the memory lacks it.
         """
         program, report = check_program(source, report, config)
         sha = sha256_of(program)
-        existing = self._find_sha(sha)
-        if existing is not None:
-            return existing
         first_obs = report.properties.get("first_observation")
-        if memory is not None:
-            novelty = memory.check_novelty(program, first_observation=first_obs)
-            if not novelty.novel:
-                raise DuplicateEnvironmentError(
-                    f"{report.class_name} was not added: it duplicates {novelty.nearest_id} "
-                    f"({novelty.reason}). Change the game, or use version_of= to make it a new "
-                    "version of that environment.",
-                    novelty.nearest_id,
-                )
+        if memory is None:
+            existing = self._find_sha(sha)
+            if existing is not None:
+                return Admitted(existing, False)
+            return Admitted(self._write(program, report, provenance, version_of, preferred_id))
+        seen = memory.revision()
+        verdict = memory.check_novelty(program, first_observation=first_obs)
+        with memory.locked():
+            settle(memory)  # writes of a writer killed half way come first
+            found = self._find_entry(sha)
+            if found is not None:
+                remember(memory, found.id, program, first_obs, found.skill)
+                return Admitted(found.id, False)
+            if memory.revision() != seen:  # another writer came between the check and now
+                verdict = memory.check_novelty(program, first_observation=first_obs)
+            if not verdict.novel and not is_new_version(verdict, version_of):
+                raise duplicate_error(report.class_name, verdict)
+            novelty = {"nearest_id": verdict.nearest_id, "similarity": float(verdict.similarity)}
+            env_id = self._write(
+                program, report, provenance, version_of, preferred_id, novelty, memory
+            )
+            remember(memory, env_id, program, first_obs, report.properties.get("skill"))
+        return Admitted(env_id, True, verdict)
+
+    def _write(
+        self,
+        program: str,
+        report: Any,
+        provenance: Provenance | dict | None,
+        version_of: str | None,
+        preferred_id: str | None,
+        novelty: dict[str, Any] | None = None,
+        memory: Any = None,
+    ) -> str:
+        """Write a new entry under the root's lock; returns its id (or the id it already has).
+
+        With ``memory``, the addition is noted in its journal before the folder appears.
+        """
+        sha = sha256_of(program)
         self.root.mkdir(parents=True, exist_ok=True)
         with locked(self.root):
             clean_leftovers(self.root)
@@ -301,15 +310,22 @@ class Registry:
             folder = self._choose_folder(index, report.class_name, version_of, preferred_id)
             if not isinstance(provenance, Provenance):
                 provenance = Provenance.model_validate({"origin": "add", **(provenance or {})})
-            manifest = build_manifest(ids.gym_id(folder), program, report, provenance=provenance)
-            write_entry(self.root, folder, program, manifest.to_json())
+            manifest = build_manifest(
+                ids.gym_id(folder), program, report, provenance=provenance, novelty=novelty
+            )
+            if memory is not None:
+                memory.note_intent("add", manifest.id, str(self.root / folder), sha)
+            try:
+                write_entry(self.root, folder, program, manifest.to_json())
+            except BaseException:
+                if memory is not None:
+                    memory.clear_intent(manifest.id, "add")
+                raise
             entry = entry_from_manifest(manifest)
             index.entries[folder] = entry
             index.skipped.pop(folder, None)
             self._save(index)
         register_entry(self.root, entry)
-        if memory is not None:
-            memory.add(manifest.id, program, first_observation=first_obs, skill=manifest.skill)
         return manifest.id
 
     def _choose_folder(
@@ -337,17 +353,54 @@ class Registry:
         save_index(Index(self.root, root_stamp(self.root), index.entries, index.skipped))
 
     def remove(self, env_id: str, *, memory: Any = None) -> str:
-        """Remove an environment; returns its id. ``memory`` forgets it too, when given."""
+        """Remove an environment (a broken one too); returns its id.
+
+        Args:
+            env_id: the environment (``spade/X-vN``, ``X-vN``, or ``X`` for the latest).
+            memory: an ``EnvironmentMemory`` that forgets it too, in the same step (so that
+                the same game can be added again).
+
+        Raises:
+            RegistryError: no such environment in this root.
+        """
+        if memory is None:
+            return self._remove(env_id, None)
+        with memory.locked():
+            settle(memory)
+            return self._remove(env_id, memory)
+
+    def _remove(self, env_id: str, memory: Any) -> str:
         with locked(self.root):
-            target = self.get(env_id)
-            remove_entry(self.root, target.manifest.folder)
+            folder = self._folder(env_id) or self._broken_folder(env_id)
+            if folder is None:
+                self.get(env_id)  # raises, with the closest ids
+            gym_id = ids.gym_id(folder)
+            if memory is not None:  # the record this removal will delete, if any
+                stored = memory.get(gym_id)
+                entry = self.index().entries.get(folder)
+                digest = stored.source_sha256 if stored else entry.sha256 if entry else ""
+                memory.note_intent("remove", gym_id, str(self.root / folder), digest)
+            remove_entry(self.root, folder)
             index = load_index(self.root)
-            index.entries.pop(target.manifest.folder, None)
+            index.entries.pop(folder, None)
+            index.skipped.pop(folder, None)
             self._save(index)
-        unregister_entry(self.root, target.manifest.folder)
+        unregister_entry(self.root, folder)
         if memory is not None:
-            memory.remove(target.id)
-        return target.id
+            memory.remove(gym_id)
+        return gym_id
+
+    def _broken_folder(self, env_id: str) -> str | None:
+        """The folder of ``env_id`` among the folders skipped as broken, if it is one."""
+        name, version = ids.parse_id(env_id)
+        folders = [
+            f
+            for f in self.index().skipped
+            if (parsed := ids.parse_folder(f))
+            and parsed[0] == name
+            and (version is None or parsed[1] == version)
+        ]
+        return max(folders, key=lambda f: ids.parse_folder(f)[1]) if folders else None
 
     def update_stats(self, env_id: str, **values: Any) -> Manifest:
         """Merge play statistics (``plays``, ``win_rate_plain``, ``regret``, ...) into a manifest.
@@ -381,84 +434,56 @@ class Registry:
         Returns:
             One result per folder, by name.
         """
-        if not self.root.is_dir():
-            raise RegistryError(f"{self.root} is not a folder; nothing to verify.")
-        names = sorted(
-            n
-            for n in os.listdir(self.root)
-            if not n.startswith((".", "_")) and (self.root / n).is_dir()
-        )
-        results: dict[str, VerifyResult] = {}
-        broken: list[str] = []
-        for name in names:
-            path = self.root / name
-            try:
-                load_program(path)
-                results[name] = VerifyResult(ids.gym_id(name), path, True)
-            except RegistryError as exc:
-                results[name] = VerifyResult(ids.gym_id(name), path, False, str(exc))
-                if ids.parse_folder(name) is not None and (path / "env.py").is_file():
-                    broken.append(name)
-        if fix and broken:
-            results.update(self._fix(broken, config, workers))
-        with locked(self.root):
-            self._save(build_index(self.root))
-        return [results[name] for name in names]
-
-    def _fix(self, names: Sequence[str], config: Any, workers: int) -> dict[str, VerifyResult]:
-        from spadegym.registry.entry import write_file
-        from spadegym.registry.manifest import parse_manifest
-        from spadegym.validation import validate_many
-
-        texts = {name: (self.root / name / "env.py").read_bytes() for name in names}
-        reports = validate_many(
-            [t.decode("utf-8", "replace") for t in texts.values()], config, workers=workers
-        )
-        results = {}
-        with locked(self.root):
-            for name, report in zip(names, reports):
-                path = self.root / name
-                if not report.ok:
-                    results[name] = VerifyResult(
-                        ids.gym_id(name), path, False, f"validation failed:\n{report.feedback()}"
-                    )
-                    continue
-                if (path / "env.py").read_bytes() != texts[name]:
-                    results[name] = VerifyResult(
-                        ids.gym_id(name),
-                        path,
-                        False,
-                        "env.py changed during validation; run again.",
-                    )
-                    continue
-                try:
-                    old = parse_manifest((path / "manifest.json").read_bytes())
-                    created, provenance = old.created, old.provenance
-                except (OSError, RegistryError):
-                    created, provenance = None, Provenance(origin="verify")
-                if report.program.encode("utf-8") != texts[name]:
-                    # validation normalised the text (line endings, blank edges): store what ran
-                    write_file(path / ".env.py.tmp", report.program.encode("utf-8"))
-                    os.replace(path / ".env.py.tmp", path / "env.py")
-                manifest = build_manifest(
-                    ids.gym_id(name), report.program, report, provenance=provenance, created=created
-                )
-                rewrite_manifest(path, manifest.to_json())
-                results[name] = VerifyResult(ids.gym_id(name), path, True, fixed=True)
-        return results
+        return verify_root(self.root, fix=fix, config=config, workers=workers)
 
     # -- bundles ------------------------------------------------------------------------------
 
     def export(self, env_ids: Iterable[str], path: str | os.PathLike) -> Path:
-        """Write the environments to a ``.tar.gz`` bundle; see ``spadegym.registry.bundle``."""
-        from spadegym.registry.bundle import export_bundle
+        """Write the environments to a ``.tar.gz`` bundle; see ``spadegym.registry.bundle``.
 
-        return export_bundle(self, env_ids, Path(path))
+        Raises:
+            RegistryError: an id is unknown, or a program no longer matches its manifest.
+        """
+        chosen = [self.get(env_id) for env_id in env_ids]
+        items = [
+            (env.manifest.folder, env.source().encode("utf-8"), env.manifest.to_json())
+            for env in chosen
+        ]
+        return write_bundle(Path(path), items)
 
     def import_(
         self, path: str | os.PathLike, *, config: Any = None, memory: Any = None
     ) -> list[str]:
-        """Add every environment of a bundle, validated like any other; returns their ids."""
-        from spadegym.registry.bundle import import_bundle
+        """Add every environment of a bundle, validated like any other; all or none.
 
-        return import_bundle(self, Path(path), config=config, memory=memory)
+        The bundle is checked (format, sizes, sha256s) before anything is validated, and every
+        program is validated before any is added. Ids are kept when free.
+
+        Returns:
+            The ids the environments have here, in the bundle's order.
+
+        Raises:
+            RegistryError: the bundle is malformed, or a program does not match its manifest.
+            RejectedProgramError: a program fails validation (nothing is added).
+            DuplicateEnvironmentError: the memory holds one of the games already.
+        """
+        from spadegym.validation import validate_many
+
+        items = read_bundle(Path(path))
+        reports = validate_many([item.program for item in items], config)
+        for item, report in zip(items, reports):
+            if not report.ok:
+                raise RejectedProgramError(
+                    f"{path}: {item.manifest.id} failed validation, so nothing was "
+                    f"imported:\n{report.feedback()}",
+                    report,
+                )
+        added = []
+        for item, report in zip(items, reports):
+            provenance = {**item.manifest.provenance.model_dump(), "origin": "import"}
+            added.append(
+                self.add(
+                    item.program, report, provenance, memory=memory, preferred_id=item.manifest.id
+                )
+            )
+        return added

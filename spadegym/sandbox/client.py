@@ -23,9 +23,13 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from spadegym import leftovers
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.sandbox import protocol
 from spadegym.sandbox.config import SandboxConfig
+
+WORKER_DIR_PREFIX = "spadegym-worker-"
+"""Each worker's temporary working folder: ``spadegym-worker-<host pid>-<host>-<random>``."""
 
 # The worker imports its few modules directly: empty package stubs keep the packages'
 # ``__init__`` (Gymnasium, the host-side client) out of it, which halves its start time.
@@ -307,7 +311,10 @@ class SandboxWorker(_Operations):
         paths, pkg = _worker_path()
         settings = {k: v for k, v in asdict(self.config).items() if k != "isolation"}
         arg = json.dumps({"path": paths, "pkg": pkg, "settings": settings})
-        self._tmp = tempfile.mkdtemp(prefix="spadegym-worker-")
+        # The folder is named after this process, so that the next host to start removes the
+        # folders of a host that was killed (and never those of a live one).
+        leftovers.remove_dead_once(tempfile.gettempdir(), WORKER_DIR_PREFIX)
+        self._tmp = tempfile.mkdtemp(prefix=leftovers.temp_prefix(WORKER_DIR_PREFIX))
         env = worker_environment()
         stderr = None if os.environ.get("SPADEGYM_SANDBOX_DEBUG") else subprocess.DEVNULL
         try:

@@ -41,10 +41,13 @@ def test_generate_command_prints_a_table_or_json(tmp_path, capsys, monkeypatch):
     # The same command again resumes: nothing new is asked, and it says so.
     assert run(["-n", "2", *base]) == 0
     assert "2 candidate(s) were already done in this log" in capsys.readouterr().out
+    # Another run (another seed, another log) replays the first reply again: the program is
+    # registered already, so it is a duplicate, not a second acceptance of the same environment.
     assert run(["-n", "1", *base, "--seed", "3", "--json"]) == 0
     out, err = capsys.readouterr()
     data = json.loads(out)
-    assert data["counts"]["accepted"] == 1 and err == ""
+    assert data["counts"]["accepted"] == 0 and data["counts"]["duplicate"] == 1 and err == ""
+    assert data["candidates"][0]["reason"] == "exact copy of spade/IceMaze-v0, registered already"
 
 
 def test_usage_errors_exit_2(tmp_path, capsys):

@@ -1,0 +1,174 @@
+"""The registry and the environment memory, kept in step: one record per registered program.
+
+The memory is what the novelty check reads, so every registered environment must be in it
+and nothing else may be: a program missing from the memory lets its copies through, and a
+record the registry no longer holds refuses programs as copies of nothing. Three mechanisms
+keep the two together:
+
+- ``Registry.admit`` writes both under the memory's lock, noting its intent in the memory's
+  journal first (``spadegym.memory.journal``); ``settle`` finishes the writes of a writer
+  killed half way, and every writer calls it before its own.
+- ``remember`` is idempotent: adding a program the registry already holds records it in the
+  memory when the memory lacks it, and replaces a record left under a reused id.
+- ``reconcile`` compares the whole memory with the registry roots and, with ``fix``, adds what
+  is missing and removes what is stale (``spadegym verify --fix``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spadegym.registry.entry import load_program
+from spadegym.registry.errors import RegistryError
+from spadegym.registry.index import load_index
+from spadegym.registry.manifest import sha256_of
+
+log = logging.getLogger("spadegym.registry")
+
+
+def remember(
+    memory: Any, env_id: str, program: str, first_observation: str | None, skill: str | None
+) -> bool:
+    """Make ``memory`` hold ``program`` under ``env_id``; hold the memory's lock.
+
+    Returns:
+        True when the memory had to be written.
+    """
+    stored = memory.get(env_id)
+    if stored is not None:
+        if stored.source_sha256 == sha256_of(program):
+            memory.clear_intent(env_id, "add")
+            return False
+        memory.remove(env_id)  # a record of a removed program whose id was given out again
+    memory.add(env_id, program, first_observation=first_observation, skill=skill)
+    return True
+
+
+def settle(memory: Any) -> list[str]:
+    """Finish or drop the registry writes noted in the memory's journal; hold its lock.
+
+    An ``add`` whose folder holds the noted program is recorded in the memory; a ``remove``
+    whose folder is gone is removed from it (when the memory still holds the noted program).
+    Anything else did not happen in the registry, so the note is dropped.
+
+    Returns:
+        The ids whose memory record was written.
+    """
+    done = []
+    for intent in memory.intents():
+        folder = Path(intent.folder)
+        try:
+            program, manifest = load_program(folder)
+        except (RegistryError, OSError):
+            program, manifest = None, None
+        there = manifest is not None and manifest.sha256 == intent.sha256
+        if intent.op == "add" and there:
+            log.info("finishing the interrupted addition of %s to the memory", intent.env_id)
+            remember(
+                memory,
+                intent.env_id,
+                program,
+                manifest.first_observation or None,
+                manifest.skill,
+            )
+            done.append(intent.env_id)
+        elif intent.op == "remove" and not folder.exists():
+            stored = memory.get(intent.env_id)
+            if stored is not None and stored.source_sha256 == intent.sha256:
+                log.info("finishing the interrupted removal of %s", intent.env_id)
+                memory.remove(intent.env_id)
+                done.append(intent.env_id)
+            else:
+                memory.clear_intent(intent.env_id, "remove")
+        else:
+            memory.clear_intent(intent.env_id, intent.op)
+    return done
+
+
+@dataclass
+class Drift:
+    """How a memory differs from the registry roots it should mirror.
+
+    Attributes:
+        missing: registered ids the memory does not hold.
+        stale: ids the memory holds that no root registers.
+        changed: ids whose stored program differs from the registered one.
+        fixed: whether the memory was brought in line.
+    """
+
+    missing: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    fixed: bool = False
+
+    @property
+    def clean(self) -> bool:
+        """Whether the memory mirrors the roots exactly."""
+        return not (self.missing or self.stale or self.changed)
+
+    def describe(self) -> str:
+        """One line: what differs, with a few ids of each kind."""
+        if self.clean:
+            return "in step with the registry"
+        parts = []
+        for name, ids in (("missing", self.missing), ("stale", self.stale)):
+            if ids:
+                parts.append(f"{len(ids)} {name} ({_few(ids)})")
+        if self.changed:
+            parts.append(f"{len(self.changed)} with another program ({_few(self.changed)})")
+        return ", ".join(parts)
+
+
+def _few(ids: list[str], k: int = 3) -> str:
+    return ", ".join(ids[:k]) + (", ..." if len(ids) > k else "")
+
+
+def reconcile(memory: Any, roots: Iterable[Path], *, fix: bool = False) -> Drift:
+    """Compare ``memory`` with the environments of ``roots`` (earlier roots shadow later).
+
+    Args:
+        memory: an ``EnvironmentMemory``.
+        roots: every root the memory should mirror (a record of any other id is stale).
+        fix: add the missing programs, replace the changed ones, remove the stale ones.
+
+    Returns:
+        What differed (before fixing).
+    """
+    with memory.locked():
+        if fix:
+            settle(memory)
+        wanted: dict[str, tuple[Path, Any]] = {}
+        for root in roots:
+            root = Path(root)
+            if root.is_dir():
+                for entry in load_index(root).entries.values():
+                    wanted.setdefault(entry.id, (root, entry))
+        stored = memory.digests()
+        drift = Drift(
+            missing=sorted(i for i in wanted if i not in stored),
+            stale=sorted(i for i in stored if i not in wanted),
+            changed=sorted(i for i in wanted if i in stored and stored[i] != wanted[i][1].sha256),
+        )
+        if not fix or drift.clean:
+            return drift
+        for env_id in drift.stale + drift.changed:
+            memory.remove(env_id)
+        by_skill: dict[str | None, list[tuple[str, str, str | None]]] = {}
+        for env_id in drift.missing + drift.changed:
+            root, entry = wanted[env_id]
+            try:
+                program, manifest = load_program(root / entry.folder)
+            except RegistryError as exc:  # verify reports the entry itself
+                log.warning("not recording %s in the memory: %s", env_id, exc)
+                continue
+            by_skill.setdefault(manifest.skill, []).append(
+                (env_id, program, manifest.first_observation or None)
+            )
+        for skill, items in by_skill.items():
+            memory.add_many(items, skill=skill)
+        drift.fixed = True
+    return drift
