@@ -147,9 +147,9 @@ def test_without_autoreset_lost_envs_wait_for_reset(cluster):
 
 def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
     pytest.importorskip("torch")
+    from spadegym.play import EpisodeSpec, Reply, play_episodes
     from spadegym.sandbox import SandboxPool
     from spadegym.vector_ray import RaySandboxPool
-    from spadegym.play import EpisodeSpec, Reply, play_episodes
     from spadegym_train.episodes import open_episode_pool
 
     class Scripted:
