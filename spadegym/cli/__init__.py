@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "spadegym.cli.demo",
     "spadegym.cli.eval",
     "spadegym.cli.report",
+    "spadegym.cli.serve",
 )
 
 
