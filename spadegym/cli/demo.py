@@ -135,6 +135,9 @@ def _pipeline(
         kinds=("puzzle", "tool", "two_player") if args.llm else ("puzzle",),
     )
     print(f"\n{generation.table()}\n")
+    if generation.stopped:
+        print(f"spadegym demo: stopped early: {generation.stopped}", file=sys.stderr)
+        return 1
     ids = generation.env_ids
     print(
         f"[3/5] Playing the {len(ids)} new environments through Gymnasium (seeds "

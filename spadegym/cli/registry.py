@@ -16,6 +16,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from spadegym.cli import arguments
+
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add the registry commands."""
@@ -63,7 +65,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     add.set_defaults(func=run_add)
 
     listing = subparsers.add_parser("list", parents=[root], help="list registered environments")
-    listing.add_argument("--skill", default=None, help="only this skill")
+    listing.add_argument("--skill", type=arguments.skill, default=None, help="only this skill")
     listing.add_argument("--kind", default=None, choices=("puzzle", "tool", "two_player"))
     form = listing.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print a JSON array")
@@ -91,7 +93,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("id", metavar="ID")
     play.add_argument("--seed", type=int, default=0, help="the instance to play (default 0)")
     play.add_argument("--hint", action="store_true", help="show the hint after the reset")
-    play.add_argument("--difficulty", type=int, default=None, help="options={'difficulty': N}")
+    play.add_argument(
+        "--difficulty",
+        type=arguments.difficulty,
+        default=None,
+        help="options={'difficulty': N}, 1..5",
+    )
     play.set_defaults(func=run_play)
 
     remove = subparsers.add_parser("remove", parents=[root], help="remove an environment")
