@@ -46,9 +46,11 @@ def resolve_program(item: str) -> tuple[str, str]:
     env_id = item if "/" in item else gym_id(item)
     spec = registry.get(env_id)
     if spec is None or spec.entry_point != ENTRY_POINT:
+        from spadegym.registry.ids import MAKE_HINT
+
         raise SpadegymError(
             f"{item!r} is not a registered spadegym environment; pass an id such "
-            "as spade/LockPick-v0 (see `spadegym list`) or a program text."
+            f"as spade/LockPick-v0 (see `spadegym list`; {MAKE_HINT}) or a program text."
         )
     source, _ = load_program(spec.kwargs["folder"])
     return env_id, source

@@ -198,7 +198,7 @@ def _find(args: argparse.Namespace, env_id: str) -> Any:
     import difflib
 
     from spadegym.registry import RegistryError
-    from spadegym.registry.ids import parse_folder, parse_id
+    from spadegym.registry.ids import MAKE_HINT, parse_folder, parse_id
 
     registries = _registries(args)
     known: list[str] = []
@@ -221,8 +221,7 @@ def _find(args: argparse.Namespace, env_id: str) -> Any:
     roots = ", ".join(str(r.root) for r in registries)
     raise RegistryError(
         f"{env_id!r} is not in any registry root (searched {roots}).{hint} `spadegym list` "
-        "shows every id (spade/<Name>-v<N>; in gymnasium.make write "
-        '"spadegym:spade/<Name>-v<N>").'
+        f"shows every id ({MAKE_HINT})."
     )
 
 

@@ -85,10 +85,11 @@ def _canonical(item: str, known: dict[str, dict]) -> str:
     folders = [env_id.split("/", 1)[1] for env_id in known]
     close = difflib.get_close_matches(name, folders, n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join('spade/' + c for c in close)}?" if close else ""
+    from spadegym.registry.ids import MAKE_HINT
+
     raise SpadegymError(
         f"{item!r} is not a registered spadegym environment.{hint} `spadegym list` shows every "
-        "id; ids are registered by `import spadegym` (in gymnasium.make, write "
-        '"spadegym:spade/<Name>-v<N>" to import it first).'
+        f"id ({MAKE_HINT})."
     )
 
 

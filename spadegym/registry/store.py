@@ -215,7 +215,7 @@ class Registry:
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise RegistryError(
                 f"{env_id!r} is not in the registry at {self.root}.{hint} "
-                "`spadegym list` shows every id."
+                f"`spadegym list` shows every id ({ids.MAKE_HINT})."
             )
         from spadegym.registry.entry import read_entry
 
