@@ -23,14 +23,22 @@ def pytest_unconfigure(config):
     shutil.rmtree(_HOME, ignore_errors=True)
 
 
-@pytest.fixture(autouse=True)
-def _own_gym_registrations():
-    """Restore Gymnasium's spade/ ids after each test (tests register their own roots)."""
+def _restoring_spade_ids():
     saved = {k: v for k, v in gym_registry.items() if k.startswith("spade/")}
     yield
     for key in [k for k in gym_registry if k.startswith("spade/")]:
         del gym_registry[key]
     gym_registry.update(saved)
+
+
+# Tests register their own roots. Each test gets back the spade/ ids it started with, and each
+# module those it started with: a module-scoped fixture that registers (a registry shared by a
+# module's tests) runs before any function fixture saves, so only the module's own snapshot,
+# taken first, removes what it registered.
+_own_gym_registrations = pytest.fixture(autouse=True)(_restoring_spade_ids)
+_own_gym_registrations_per_module = pytest.fixture(autouse=True, scope="module")(
+    _restoring_spade_ids
+)
 
 
 @pytest.fixture

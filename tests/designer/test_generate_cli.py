@@ -34,7 +34,7 @@ def test_generate_command_prints_a_table_or_json(tmp_path, capsys, monkeypatch):
     ]
     assert run(["-n", "2", *base]) == 0
     out, err = capsys.readouterr()
-    assert "spade/IceMaze-v0" in out and "2 accepted" in out
+    assert "spade/IceMaze-v0" in out and "2 accepted" in out, out
     assert "generate 2/2" in err
     # The same command again resumes: nothing new is asked, and it says so.
     assert run(["-n", "2", *base]) == 0
