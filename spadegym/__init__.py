@@ -10,6 +10,9 @@
 - ``EnvBatch`` (``spadegym.vector``): step a batch of different environments at once.
 - ``generate(n, llm)``: write environments with a designer model, validate, repair, register
   (``spadegym.designer``); ``llm_from_spec`` and ``load_corpus`` build its inputs.
+- ``dataset(ids, size, seed)``: single-turn items in reasoning-gym's shape, with
+  ``score_answer`` (``spadegym.integrations.dataset``); adapters for TRL, verifiers and OpenEnv
+  live in ``spadegym.integrations``.
 """
 
 from typing import Any
@@ -47,6 +50,7 @@ __all__ = [
     "ValidationConfig",
     "ValidationReport",
     "__version__",
+    "dataset",
     "generate",
     "llm_from_spec",
     "load_corpus",
@@ -61,6 +65,7 @@ _LAZY = {
     "Corpus": "spadegym.corpus",
     "load_corpus": "spadegym.corpus",
     "llm_from_spec": "spadegym.llm",
+    "dataset": "spadegym.integrations.dataset",
 }
 
 

@@ -8,10 +8,8 @@ from typing import Any
 
 import gymnasium
 from gymnasium import spaces
-from gymnasium.error import CustomSpaceError
-from gymnasium.vector.utils import shared_memory
 
-from spadegym import contract
+from spadegym import contract, text_memory
 from spadegym.errors import ProgramError, SpadegymError
 from spadegym.sandbox import EnvHandle, SandboxConfig, make_worker
 from spadegym.sandbox.pool import SandboxPool
@@ -67,11 +65,8 @@ class PrintableText(spaces.Text):
         )
 
 
-@shared_memory.create_shared_memory.register(PrintableText)
-def _no_shared_memory(space: PrintableText, n: int = 1, ctx: Any = None) -> Any:
-    # Gymnasium's shared memory holds Text as fixed arrays of charset indices, which cannot
-    # carry arbitrary text; refusing makes AsyncVectorEnv say to use shared_memory=False.
-    raise CustomSpaceError("text observations cannot live in shared memory")
+# AsyncVectorEnv's default shared memory: text as code points (see spadegym.text_memory).
+text_memory.register(PrintableText)
 
 
 def episode_outcome(reward: float, terminated: bool, info: dict, num_players: int) -> Any:
@@ -82,6 +77,21 @@ def episode_outcome(reward: float, terminated: bool, info: dict, num_players: in
     """
     outcome = info.get("outcome") if num_players == 2 else None
     return outcome if outcome is not None else (reward if terminated else 0.0)
+
+
+def check_difficulty(difficulty: Any) -> None:
+    """Refuse a default difficulty that is not None or an int in 1..5."""
+    if difficulty is not None and (
+        not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5
+    ):
+        raise SpadegymError(f"difficulty={difficulty!r}: difficulties are ints 1..5 (or None).")
+
+
+def with_difficulty(options: dict | None, difficulty: int | None) -> dict | None:
+    """``options`` with the default ``difficulty`` added when they name none."""
+    if difficulty is None or (isinstance(options, dict) and "difficulty" in options):
+        return options
+    return {**(options or {}), "difficulty": difficulty}
 
 
 def observation_space() -> PrintableText:
@@ -113,6 +123,12 @@ class ProgramEnv(gymnasium.Env):
         on_error: ``"raise"`` raises ``ProgramError`` when the program fails;
             ``"terminate"`` ends the episode instead, with reward 0.0 and ``info["error"]``.
         render_mode: ``"ansi"`` returns the last observation from ``render()``.
+        difficulty: the default difficulty (1..5) of ``reset``: every reset whose options
+            name none plays ``options={"difficulty": difficulty}``
+            (``gymnasium.make(id, difficulty=3)``).
+
+    After ``gymnasium.make``, the privileged accessors are on the unwrapped environment:
+    ``env.unwrapped.solution()``, ``env.unwrapped.hint()``.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -128,6 +144,7 @@ class ProgramEnv(gymnasium.Env):
         pool: SandboxPool | None = None,
         on_error: str = "raise",
         render_mode: str | None = None,
+        difficulty: int | None = None,
     ):
         if (source is None) == (path is None):
             raise SpadegymError(
@@ -143,6 +160,8 @@ class ProgramEnv(gymnasium.Env):
             )
         if render_mode not in (None, "ansi"):
             raise SpadegymError(f"render_mode={render_mode!r} is not supported; use 'ansi'.")
+        check_difficulty(difficulty)
+        self.difficulty = difficulty
         config = sandbox or SandboxConfig()
         if isolation is not None and isolation != config.isolation:
             config = SandboxConfig(**{**config.__dict__, "isolation": isolation})
@@ -190,7 +209,7 @@ class ProgramEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))
-        obs, info = self._handle.reset(seed, options)
+        obs, info = self._handle.reset(seed, with_difficulty(options, self.difficulty))
         self._turn = 0
         self._done = False
         self._last_obs = obs

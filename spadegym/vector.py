@@ -46,9 +46,11 @@ def resolve_program(item: str) -> tuple[str, str]:
     env_id = item if "/" in item else gym_id(item)
     spec = registry.get(env_id)
     if spec is None or spec.entry_point != ENTRY_POINT:
+        from spadegym.registry.ids import MAKE_HINT
+
         raise SpadegymError(
             f"{item!r} is not a registered spadegym environment; pass an id such "
-            "as spade/LockPick-v0 (see `spadegym list`) or a program text."
+            f"as spade/LockPick-v0 (see `spadegym list`; {MAKE_HINT}) or a program text."
         )
     source, _ = load_program(spec.kwargs["folder"])
     return env_id, source
@@ -79,6 +81,8 @@ class EnvBatch:
             seeded with ``(seed, k)``; None draws fresh seeds.
         sandbox: the ``SandboxConfig`` of a pool made here.
         autoreset: reset finished episodes within ``step`` (same-step, see the module).
+        options: the options of every reset that is given none, autoresets included (e.g.
+            ``{"difficulty": 3}``).
     """
 
     def __init__(
@@ -90,11 +94,13 @@ class EnvBatch:
         seed: int | None = None,
         sandbox: SandboxConfig | None = None,
         autoreset: bool = True,
+        options: dict | None = None,
     ):
         if not envs:
             raise SpadegymError("EnvBatch needs at least one environment id or program.")
         resolved = [resolve_program(item) for item in envs]
         self.autoreset = autoreset
+        self.options = options
         self._own_pool = pool is None
         size = num_workers or min(len(resolved), os.cpu_count() or 1)
         self.pool = pool if pool is not None else SandboxPool(size, sandbox)
@@ -120,7 +126,7 @@ class EnvBatch:
 
     def reset(
         self,
-        seed: int | None = None,
+        seed: int | Sequence[int | None] | None = None,
         options: dict | None = None,
         indices: Sequence[int] | None = None,
     ) -> tuple[list[str], list[dict]]:
@@ -128,18 +134,28 @@ class EnvBatch:
 
         Args:
             seed: instance ``k`` plays seed ``seed + k``, and later episodes draw from a
-                generator seeded with ``(seed, k)``.
-            options: passed to every program's ``reset`` (e.g. ``{"difficulty": 3}``).
+                generator seeded with ``(seed, k)``; or one seed (or None) per reset instance.
+            options: passed to every program's ``reset`` (e.g. ``{"difficulty": 3}``;
+                default: the batch's ``options``).
             indices: reset only these instances.
 
         Returns:
             Observations and infos of the reset instances, in the order of ``indices``.
         """
         chosen = list(range(len(self._slots))) if indices is None else list(indices)
-        if seed is not None:
-            for k in chosen:
-                self._slots[k].rng = random.Random(f"{seed}/{k}")
-        seeds = {k: (seed + k if seed is not None else None) for k in chosen}
+        if seed is None or isinstance(seed, int):
+            each = [None if seed is None else seed + k for k in chosen]
+        else:
+            each = list(seed)
+            if len(each) != len(chosen):
+                raise SpadegymError(
+                    f"reset() got {len(each)} seeds for {len(chosen)} environments; pass one "
+                    "seed (or None) per environment reset, or a single int."
+                )
+        for k, value in zip(chosen, each, strict=True):
+            if value is not None:  # seeded so that an int seed s names generators (s, k)
+                self._slots[k].rng = random.Random(f"{value - k}/{k}")
+        seeds = dict(zip(chosen, each, strict=True))
         results = self._reset_many(chosen, seeds, options)
         return [results[k][0] for k in chosen], [results[k][1] for k in chosen]
 
@@ -154,7 +170,7 @@ class EnvBatch:
             if seed is None:
                 seed = slot.rng.randrange(2**31 - 1)
             slot.turn, slot.done = 0, False
-            batch.append((slot.handle, seed, options))
+            batch.append((slot.handle, seed, options if options is not None else self.options))
         results: dict[int, tuple[str, dict]] = {}
         for k, result in zip(chosen, self.pool.reset_batch(batch), strict=True):
             slot = self._slots[k]

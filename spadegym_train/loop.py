@@ -33,6 +33,8 @@ import numpy as np
 import torch
 
 from spadegym.play import EpisodeSpec, play_episodes
+from spadegym.quiet import quiet_model_loading
+from spadegym.registry import use_home
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
 from spadegym_train.advantages import (
@@ -141,7 +143,8 @@ class Run:
             if self.spade
             else None
         )
-        self.policy = load_policy(config, workspace)
+        with quiet_model_loading():
+            self.policy = load_policy(config, workspace)
         self.optimizer = make_optimizer(config, self.policy.lora_parameters())
         self.state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
         if checkpoint is not None:
@@ -538,6 +541,9 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
         torch.set_num_threads(config.torch_threads)
     history: list[dict[str, float]] = []
     with contextlib.ExitStack() as resources:  # closed in reverse order, however the run ends
+        # The run's registry is its workspace's: the user's own environments neither shadow
+        # the run's nor flood it with warnings, and other runs' registrations are not seen.
+        resources.enter_context(use_home(workspace))
         run = Run(config, workspace, checkpoint, resources)
         while run.state.iteration < config.iterations:
             history.append(run.iteration())
@@ -562,6 +568,7 @@ def evaluate_run(config: TrainConfig, plays: int) -> dict[str, list[float]]:
         torch.set_num_threads(config.torch_threads)
     outcomes: dict[str, list[float]] = {}
     with contextlib.ExitStack() as resources:
+        resources.enter_context(use_home(workspace))
         run = Run(config, workspace, checkpoint, resources)
         for episode in run.evaluation_episodes(plays):
             outcomes.setdefault(episode.spec.env_key, []).append(episode.outcome[0])

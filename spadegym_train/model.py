@@ -151,18 +151,6 @@ def base_model_path(config: TrainConfig, tokenizer: Any, workspace: Path) -> str
     return str(folder)
 
 
-def quiet_bitsandbytes() -> None:
-    """Silence bitsandbytes' import-time notice about an optional CPU kernel package.
-
-    On CPUs with AVX512-BF16 it logs "Failed to load CPU gemm_4bit_forward from
-    kernels-community" when the ``kernels`` package is absent; that kernel serves inference
-    only (``keep_4bit_differentiable`` turns its path off), so the notice is noise.
-    """
-    import logging
-
-    logging.getLogger("bitsandbytes.backends.cpu.ops").setLevel(logging.ERROR)
-
-
 def save_random_base(config: TrainConfig, tokenizer: Any, folder: Path) -> str:
     """Build the random model of ``config`` (seeded) and save it, unless already saved.
 
@@ -219,7 +207,6 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
     Returns:
         The policy, in eval mode, with the solver's adapter active.
     """
-    quiet_bitsandbytes()
     from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
     from transformers import AutoModelForCausalLM
     from transformers.utils import logging as hf_logging

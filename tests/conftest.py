@@ -1,10 +1,44 @@
-"""Shared fixtures: small programs, and a Gymnasium registry private to each test."""
+"""Shared fixtures: small programs, and a Gymnasium registry private to each test.
+
+The whole session runs with ``SPADEGYM_HOME`` in a temporary folder (set here, before any test
+module imports spadegym), so no test writes into the real home, and every test gets back the
+``spade/`` registrations it started with, so none leaks its ids into the next.
+"""
 
 from __future__ import annotations
+
+import os
+import shutil
+import tempfile
 
 import pytest
 from gymnasium.envs.registration import registry as gym_registry
 from sample_programs import LOCK_PICK
+
+_HOME = tempfile.mkdtemp(prefix="spadegym-tests-home-")
+os.environ["SPADEGYM_HOME"] = _HOME
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_HOME, ignore_errors=True)
+
+
+def _restoring_spade_ids():
+    saved = {k: v for k, v in gym_registry.items() if k.startswith("spade/")}
+    yield
+    for key in [k for k in gym_registry if k.startswith("spade/")]:
+        del gym_registry[key]
+    gym_registry.update(saved)
+
+
+# Tests register their own roots. Each test gets back the spade/ ids it started with, and each
+# module those it started with: a module-scoped fixture that registers (a registry shared by a
+# module's tests) runs before any function fixture saves, so only the module's own snapshot,
+# taken first, removes what it registered.
+_own_gym_registrations = pytest.fixture(autouse=True)(_restoring_spade_ids)
+_own_gym_registrations_per_module = pytest.fixture(autouse=True, scope="module")(
+    _restoring_spade_ids
+)
 
 
 @pytest.fixture

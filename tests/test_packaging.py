@@ -14,7 +14,7 @@ def test_every_package_is_listed_in_pyproject():
     )
     found = {
         ".".join(p.parent.relative_to(ROOT).parts)
-        for top in ("spadegym", "spadegym_train")
+        for top in ("spadegym", "spadegym_train", "spadegym_verifiers")
         for p in (ROOT / top).rglob("__init__.py")
     }
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"

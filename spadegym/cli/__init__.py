@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "spadegym.cli.demo",
     "spadegym.cli.eval",
     "spadegym.cli.report",
+    "spadegym.cli.serve",
 )
 
 
@@ -31,10 +32,13 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser, with every available subcommand."""
+    from spadegym import __version__
+
     parser = _Parser(
         prog="spadegym",
         description="Validated, sandboxed environments written by LLMs, for RL post-training.",
     )
+    parser.add_argument("--version", action="version", version=f"spadegym {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _COMMAND_MODULES:
         try:
@@ -59,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`spadegym list | head`): not our error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """``spadegym demo``: the whole path from designer replies to a report, offline, in one command.
 
-In a workspace folder (a new temporary one unless ``--workdir`` names one): a memory seeded
+In a workspace folder (a new temporary one unless ``--workdir`` names one, and the spadegym
+home for the run, so the user's own registry stays out of it: ``use_home``): a memory seeded
 with the shipped library, an empty registry, then ``generate`` over the bundled *recorded*
 designer replies (valid, broken, repaired, duplicate and hostile programs, as models really
 send them; no model runs), with progress as each candidate is validated. Every accepted
@@ -82,24 +83,28 @@ def design_reply_count(path: Path = REPLAYS) -> int:
 def run(args: argparse.Namespace) -> int:
     """Seed, generate, play, tabulate, report."""
     from spadegym.errors import ConfigError, SpadegymError
+    from spadegym.registry import use_home
 
     started = time.perf_counter()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="spadegym-demo-"))
     workdir.mkdir(parents=True, exist_ok=True)
     print(f"spadegym demo: workspace {workdir}\n")
-    try:
-        llm, n = _designer(args)
-        memory = _memory(workdir, args.embedder)
-    except (ConfigError, SpadegymError) as exc:
-        print(f"spadegym demo: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ConfigError) else 1
-    try:
-        return _pipeline(args, workdir, llm, n, memory, started)
-    except SpadegymError as exc:
-        print(f"spadegym demo: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        memory.close()
+    # The workspace is the home for the run: only the shipped library and the workspace's
+    # registry are registered, so the user's own environments cannot shadow the run's.
+    with use_home(workdir):
+        try:
+            llm, n = _designer(args)
+            memory = _memory(workdir, args.embedder)
+        except (ConfigError, SpadegymError) as exc:
+            print(f"spadegym demo: {exc}", file=sys.stderr)
+            return 2 if isinstance(exc, ConfigError) else 1
+        try:
+            return _pipeline(args, workdir, llm, n, memory, started)
+        except SpadegymError as exc:
+            print(f"spadegym demo: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            memory.close()
 
 
 def _pipeline(
@@ -130,6 +135,9 @@ def _pipeline(
         kinds=("puzzle", "tool", "two_player") if args.llm else ("puzzle",),
     )
     print(f"\n{generation.table()}\n")
+    if generation.stopped:
+        print(f"spadegym demo: stopped early: {generation.stopped}", file=sys.stderr)
+        return 1
     ids = generation.env_ids
     print(
         f"[3/5] Playing the {len(ids)} new environments through Gymnasium (seeds "

@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from spadegym.cli import arguments
+
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval``."""
@@ -33,7 +35,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         metavar="ID",
         help="environments to play (default: every registered one)",
     )
-    parser.add_argument("--skill", default=None, help="only environments with this skill")
+    parser.add_argument(
+        "--skill", type=arguments.skill, default=None, help="only environments with this skill"
+    )
     parser.add_argument(
         "--kind",
         default=None,
@@ -50,7 +54,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         help="plain and hint plays (both, the default), plain only, or hint only",
     )
     parser.add_argument(
-        "--difficulty", type=int, default=None, help="options={'difficulty': N} at every reset"
+        "--difficulty",
+        type=arguments.difficulty,
+        default=None,
+        help="options={'difficulty': N} at every reset (1..5)",
     )
     parser.add_argument("--seed", type=int, default=0, help="episode k plays seed SEED + k")
     parser.add_argument(

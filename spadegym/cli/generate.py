@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from spadegym.cli import arguments
+
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``generate``."""
@@ -16,7 +18,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         description="Ask a designer model for environment programs grounded in a corpus, "
         "validate and repair them, and register the valid, novel ones. Running the "
         "same command again resumes an interrupted run. Exit 0 when the run "
-        "finished, 1 when it could not run, 2 on a usage error, 130 on Ctrl-C.",
+        "finished, 1 when it could not run (or stopped because the model could not be "
+        "reached), 2 on a usage error, 130 on Ctrl-C.",
     )
     parser.add_argument("-n", type=int, default=10, help="candidates (default 10)")
     parser.add_argument(
@@ -33,6 +36,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--skill",
+        type=arguments.skill,
         action="append",
         default=None,
         metavar="SKILL",
@@ -47,7 +51,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--difficulty",
-        default="3",
+        type=arguments.difficulties,
+        default=(3,),
         help="designer difficulty 1..5, or a comma-separated list (default 3)",
     )
     parser.add_argument(
@@ -114,15 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from spadegym.errors import ConfigError
     from spadegym.llm import llm_from_spec
 
-    try:
-        difficulty = tuple(int(d) for d in args.difficulty.split(",") if d.strip())
-    except ValueError:
-        print(
-            f"spadegym generate: --difficulty {args.difficulty!r} is not a number or a "
-            "comma-separated list of numbers 1..5",
-            file=sys.stderr,
-        )
-        return 2
+    difficulty = tuple(args.difficulty)  # checked when parsed (spadegym.cli.arguments)
     settings: dict = {}
     if args.temperature is not None and not args.llm.startswith("replay:"):
         settings["temperature"] = args.temperature
@@ -165,6 +162,9 @@ def run(args: argparse.Namespace) -> int:
                 f"{resumed} candidate(s) were already done in this log; use another --seed "
                 "or --log for new ones."
             )
+    if report.stopped:
+        print(f"spadegym generate: stopped early: {report.stopped}", file=sys.stderr)
+        return 1
     if report.interrupted:
         print(
             f"interrupted; run the same command again to resume (log: {report.log_path})",

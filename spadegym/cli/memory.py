@@ -8,6 +8,8 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from spadegym.cli import arguments
+
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``similar`` and ``stats``."""
@@ -39,7 +41,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         description="Show the environments at the frontier (highest regret with a plain win "
         "rate inside the band), and those too easy or too hard.",
     )
-    stats.add_argument("--skill", default=None, help="only environments of this skill")
+    stats.add_argument(
+        "--skill", type=arguments.skill, default=None, help="only environments of this skill"
+    )
     stats.add_argument(
         "--band",
         type=float,

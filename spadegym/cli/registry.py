@@ -16,6 +16,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from spadegym.cli import arguments
+
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add the registry commands."""
@@ -66,8 +68,15 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     add.set_defaults(func=run_add)
 
-    listing = subparsers.add_parser("list", parents=[root], help="list registered environments")
-    listing.add_argument("--skill", default=None, help="only this skill")
+    listing = subparsers.add_parser(
+        "list",
+        parents=[root],
+        help="list registered environments",
+        description="List the environments of every registry root (the shipped library, "
+        "$SPADEGYM_HOME/registry, SPADEGYM_REGISTRY_PATH), earlier roots first: id, skill, "
+        "kind, turn limit and title. Filter with --skill and --kind.",
+    )
+    listing.add_argument("--skill", type=arguments.skill, default=None, help="only this skill")
     listing.add_argument("--kind", default=None, choices=("puzzle", "tool", "two_player"))
     form = listing.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print a JSON array")
@@ -81,7 +90,13 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     listing.set_defaults(func=run_list)
 
-    show = subparsers.add_parser("show", parents=[root], help="print a manifest and its program")
+    show = subparsers.add_parser(
+        "show",
+        parents=[root],
+        help="print a manifest and its program",
+        description="Print an environment's manifest (title, skill, kind, sha256, "
+        "provenance, validation, statistics) and then its program.",
+    )
     show.add_argument("id", metavar="ID")
     show.set_defaults(func=run_show)
 
@@ -95,10 +110,21 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("id", metavar="ID")
     play.add_argument("--seed", type=int, default=0, help="the instance to play (default 0)")
     play.add_argument("--hint", action="store_true", help="show the hint after the reset")
-    play.add_argument("--difficulty", type=int, default=None, help="options={'difficulty': N}")
+    play.add_argument(
+        "--difficulty",
+        type=arguments.difficulty,
+        default=None,
+        help="options={'difficulty': N}, 1..5",
+    )
     play.set_defaults(func=run_play)
 
-    remove = subparsers.add_parser("remove", parents=[root], help="remove an environment")
+    remove = subparsers.add_parser(
+        "remove",
+        parents=[root],
+        help="remove an environment",
+        description="Remove an environment from the user's registry (or --root): its folder "
+        "is deleted and its id unregistered.",
+    )
     remove.add_argument("id", metavar="ID")
     _memory_options(remove, "the memory that forgets it too")
     remove.set_defaults(func=run_remove)
@@ -123,13 +149,23 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     _memory_options(verify, "the memory to compare with the roots (--fix brings it in step)")
     verify.set_defaults(func=run_verify)
 
-    export = subparsers.add_parser("export", parents=[root], help="pack environments as .tar.gz")
+    export = subparsers.add_parser(
+        "export",
+        parents=[root],
+        help="pack environments as .tar.gz",
+        description="Pack environments (their programs and manifests) into one .tar.gz "
+        "bundle, which `spadegym import` validates and adds elsewhere.",
+    )
     export.add_argument("ids", nargs="+", metavar="ID")
     export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
     export.set_defaults(func=run_export)
 
     imp = subparsers.add_parser(
-        "import", parents=[root], help="validate and add the environments of a bundle"
+        "import",
+        parents=[root],
+        help="validate and add the environments of a bundle",
+        description="Check a bundle made by `spadegym export`, validate every program in it, "
+        "and add the valid, novel ones to the user's registry (or --root).",
     )
     imp.add_argument("bundle", type=Path, metavar="FILE")
     imp.add_argument("--no-memory", action="store_true", help="skip the novelty check")
@@ -170,17 +206,39 @@ def _writer(args: argparse.Namespace) -> Any:
 
 
 def _find(args: argparse.Namespace, env_id: str) -> Any:
-    """The first registry's environment ``env_id``; raises the error of the first root."""
-    from spadegym.registry import RegistryError
+    """The first registry's environment ``env_id``.
 
-    first: RegistryError | None = None
-    for registry in _registries(args):
-        try:
-            return registry.get(env_id)
-        except RegistryError as exc:
-            first = first or exc
-    raise first or RegistryError(
-        f"{env_id!r}: there is no registry folder yet; add an environment with `spadegym add FILE`."
+    Raises:
+        RegistryError: a root holds the id but cannot load it (that root's error), or no root
+            holds it (the message names every root searched and the closest ids).
+    """
+    import difflib
+
+    from spadegym.registry import RegistryError
+    from spadegym.registry.ids import MAKE_HINT, parse_folder, parse_id
+
+    registries = _registries(args)
+    known: list[str] = []
+    for registry in registries:
+        if env_id in registry:
+            return registry.get(env_id)  # a broken entry raises its own error here
+        known += [entry.id for entry in registry.list()]
+    if not registries:
+        raise RegistryError(
+            f"{env_id!r}: there is no registry folder yet; add an environment with "
+            "`spadegym add FILE`."
+        )
+    try:
+        name = parse_id(env_id)[0]
+    except RegistryError:
+        name = env_id
+    by_name = {parse_folder(k.split("/", 1)[1])[0]: k for k in reversed(known)}
+    close = [by_name[c] for c in difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.6)]
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    roots = ", ".join(str(r.root) for r in registries)
+    raise RegistryError(
+        f"{env_id!r} is not in any registry root (searched {roots}).{hint} `spadegym list` "
+        f"shows every id ({MAKE_HINT})."
     )
 
 
@@ -284,7 +342,15 @@ def run_add(args: argparse.Namespace) -> int:
                     memory=memory,
                     version_of=args.new_version_of,
                 )
-            except (DuplicateEnvironmentError, RegistryError) as exc:
+            except DuplicateEnvironmentError as exc:
+                # The library's message names the Python argument; here the flag does the job.
+                message = str(exc).replace(
+                    "use version_of= to make it",
+                    f"pass --new-version-of {exc.duplicate_of} to make it",
+                )
+                failed += _fail("add", f"{path}: {message}")
+                continue
+            except RegistryError as exc:
                 failed += _fail("add", f"{path}: {exc}")
                 continue
             except SpadegymError as exc:  # the memory failed: nothing more can be checked
@@ -346,10 +412,11 @@ def run_list(args: argparse.Namespace) -> int:
             print(f"| `{e.id}` | {e.skill or ''} | {e.kind} | {title} | {e.max_turns} |")
     else:
         width = max([len(e.id) for e, _ in rows] + [len(i) for i, _, _ in broken] + [2])
+        print(f"{'id'.ljust(width)}  {'skill':24}  {'kind':10}  {'turns':>5}  title")
         for e, _ in rows:
             print(
                 f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
-                f"{e.max_turns:3}  {e.title}"
+                f"{e.max_turns:5}  {e.title}"
             )
         for env_id, _, why in broken:
             print(f"{env_id.ljust(width)}  BROKEN: {why.splitlines()[0] if why else ''}")
@@ -392,8 +459,13 @@ def run_play(args: argparse.Namespace) -> int:
     try:
         options = {"difficulty": args.difficulty} if args.difficulty is not None else None
         obs, info = env.reset(seed=args.seed, options=options)
-        print(f"== {env.title} ({found.id}, seed {args.seed}, at most {env.max_turns} turns)")
-        print("Type one reply per line; :quit stops.\n")
+        # The game may end an episode sooner than max_turns (its own "Turn 0 of 4"): max_turns
+        # is only the cap spadegym puts on every episode, so it is said as one.
+        print(f"== {env.title} ({found.id}, seed {args.seed})")
+        print(
+            "Type one reply per line; :quit stops. (spadegym ends the episode after "
+            f"{env.max_turns} replies if the game has not ended it sooner.)\n"
+        )
         print(obs)
         if args.hint:
             hint = env.hint()

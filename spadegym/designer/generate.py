@@ -49,7 +49,7 @@ from spadegym.designer.prompts import (
 from spadegym.designer.report import Candidate, GenerationReport, Turn
 from spadegym.designer.runlog import Prior, RunLog
 from spadegym.errors import ConfigError, SpadegymError
-from spadegym.llm.base import ChatLLM, LLMError, Message
+from spadegym.llm.base import ChatLLM, LLMError, LLMUnreachableError, Message
 from spadegym.llm.replay import ReplayChat
 from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
 
@@ -118,6 +118,7 @@ class _Run:
         self.log = log
         self.executor = executor
         self.stop = threading.Event()
+        self.stopped: str | None = None  # why the run stopped early, if it did
         # The memory's SQLite connection and FAISS index are shared by the threads, and the
         # novelty check must see every earlier registration: both go under one lock.
         self.store_lock = threading.Lock()
@@ -154,6 +155,9 @@ class _Run:
             try:
                 reply, seconds, from_log = self.ask(cand.index, log_id, purpose, request, prior)
             except LLMError as exc:
+                if isinstance(exc, LLMUnreachableError):  # every other candidate would wait too
+                    self.stopped = self.stopped or f"the model could not be reached: {exc}"
+                    self.stop.set()
                 if not cand.turns:
                     cand.status, cand.reason = "error", f"the model failed: {exc}"
                 else:
@@ -495,6 +499,8 @@ def generate(
     Returns:
         A ``GenerationReport`` with every candidate, the counts and the timings. Ctrl-C
         stops the run and returns what finished (``interrupted=True``); the log keeps the rest.
+        A model that cannot be reached at all stops the run at its first refused request
+        (``stopped`` says so; the candidates not started are ``interrupted``).
 
     Raises:
         ConfigError: a setting is out of range, ``log`` belongs to a run with other settings,
@@ -553,21 +559,25 @@ def generate(
         bar.close()
         run_log.close()
         _close_executor(chosen, executor)
+    not_done = (
+        "not started: the run stopped because the model could not be reached"
+        if run.stopped and not interrupted
+        else "the run was interrupted; run again with the same settings to resume"
+    )
     candidates = [
         results.get(s.index)
         or Candidate(
-            s.index,
-            s.skill,
-            s.kind,
-            s.difficulty,
-            s.document.id,
-            corpus.name,
-            reason="the run was interrupted; run again with the same settings to resume",
+            s.index, s.skill, s.kind, s.difficulty, s.document.id, corpus.name, reason=not_done
         )
         for s in slots
     ]
     return GenerationReport(
-        candidates, llm.name, str(log_path), time.perf_counter() - started, interrupted
+        candidates,
+        llm.name,
+        str(log_path),
+        time.perf_counter() - started,
+        interrupted,
+        stopped=run.stopped,
     )
 
 
@@ -607,8 +617,12 @@ def _run_all(run: _Run, slots: list[Slot], concurrency: int):
                 done.put(exc)
                 return
 
-    for k in range(min(concurrency, len(slots))):
-        threading.Thread(target=work, name=f"spadegym-generate-{k}", daemon=True).start()
+    threads = [
+        threading.Thread(target=work, name=f"spadegym-generate-{k}", daemon=True)
+        for k in range(min(concurrency, len(slots)))
+    ]
+    for thread in threads:
+        thread.start()
     for _ in slots:
         # A timeout keeps the main thread responsive to Ctrl-C while it waits.
         while True:
@@ -616,6 +630,9 @@ def _run_all(run: _Run, slots: list[Slot], concurrency: int):
                 item = done.get(timeout=0.2)
                 break
             except queue.Empty:
+                if run.stop.is_set() and not any(t.is_alive() for t in threads):
+                    if done.empty():  # stopped early: the other slots will never finish
+                        return
                 continue
         if isinstance(item, BaseException):
             run.stop.set()

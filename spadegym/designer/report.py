@@ -157,6 +157,8 @@ class GenerationReport:
         log_path: the JSONL log holding every reply.
         seconds: wall time of the run.
         interrupted: the run was stopped (Ctrl-C) before every candidate finished.
+        stopped: why the run stopped early on its own (the model could not be reached), if
+            it did.
     """
 
     candidates: list[Candidate]
@@ -164,6 +166,7 @@ class GenerationReport:
     log_path: str
     seconds: float = 0.0
     interrupted: bool = False
+    stopped: str | None = None
 
     @property
     def accepted(self) -> list[Candidate]:
@@ -201,17 +204,43 @@ class GenerationReport:
             "counts": self.counts,
             "timings": self.timings,
             "interrupted": self.interrupted,
+            "stopped": self.stopped,
             "env_ids": self.env_ids,
             "candidates": [c.to_dict(full=full) for c in self.candidates],
         }
 
     def table(self, width: int = 100) -> str:
-        """A readable closing table: what was registered, and why the others were not."""
-        lines = [f"{'#':>4}  {'status':<11} {'skill':<23} {'rep':>3}  id / reason"]
+        """A readable closing table: what was registered, and why the others were not.
+
+        ``asked`` is the skill the designer was asked for, ``program`` the skill the program
+        declares (``-`` when it declares none or there is no program); a reason too long for
+        its line goes on, indented, on the next ones.
+        """
+        lines = [
+            f"{'#':>4}  {'status':<11} {'asked skill':<23} {'program skill':<23} {'rep':>3}  "
+            "id / reason"
+        ]
+        first = 4 + 2 + 12 + 24 + 24 + 3 + 2
         for c in self.candidates:
-            what = c.env_id if c.status == "accepted" else c.reason
-            what = textwrap.shorten(what or "-", width=max(20, width - 46), placeholder=" ...")
-            lines.append(f"{c.index:>4}  {c.status:<11} {c.skill[:23]:<23} {c.repairs:>3}  {what}")
+            what = (c.env_id if c.status == "accepted" else c.reason) or "-"
+            own = (c.report.properties.get("skill") if c.report is not None else None) or "-"
+            head = (
+                f"{c.index:>4}  {c.status:<11} {c.skill[:23]:<23} {str(own)[:23]:<23} "
+                f"{c.repairs:>3}  "
+            )
+            whole = {"break_long_words": False, "break_on_hyphens": False}  # paths stay intact
+            text = " ".join(what.split())
+            wrapped = textwrap.wrap(text, width=max(20, width - first), **whole) or ["-"]
+            lines.append(head + wrapped[0])
+            lines += textwrap.wrap(
+                " ".join(wrapped[1:]),
+                width=width,
+                initial_indent=" " * 6,
+                subsequent_indent=" " * 6,
+                **whole,
+            )
         counts = ", ".join(f"{n} {s}" for s, n in self.counts.items() if n)
         lines.append(f"\n{counts or 'no candidates'} in {self.seconds:.1f} s; log: {self.log_path}")
+        if self.stopped:
+            lines.append(f"stopped early: {self.stopped}")
         return "\n".join(lines)

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from spadegym.errors import SpadegymError
 
-__all__ = ["ChatLLM", "LLMError", "Message", "SyncChat", "check_messages"]
+__all__ = ["ChatLLM", "LLMError", "LLMUnreachableError", "Message", "SyncChat", "check_messages"]
 
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
@@ -25,6 +25,14 @@ _ROLES = frozenset({"system", "user", "assistant"})
 
 class LLMError(SpadegymError):
     """A backend could not produce completions (after its retries, where it has any)."""
+
+
+class LLMUnreachableError(LLMError):
+    """No connection to the backend could be made (refused, unknown host): nothing serves there.
+
+    Every later request would fail the same way, so a caller with many requests to make (such
+    as ``generate``) stops at the first one.
+    """
 
 
 @runtime_checkable

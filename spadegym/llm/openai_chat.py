@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym.errors import ConfigError
-from spadegym.llm.base import LLMError, Message, check_messages
+from spadegym.llm.base import LLMError, LLMUnreachableError, Message, check_messages
 
 __all__ = ["OpenAIChat", "OpenAIConfig"]
 
@@ -51,7 +51,9 @@ class OpenAIConfig:
     """Seconds one request may take before it is abandoned (and retried)."""
 
     max_retries: int = 4
-    """Retries after the first attempt, on 429, 5xx, timeouts and dropped connections."""
+    """Retries after the first attempt, on 429, 5xx, timeouts and dropped connections. A
+    server that has not answered once yet and refuses the connection is retried only once:
+    nothing is running there, and waiting out every backoff only delays saying so."""
 
     backoff: float = 1.0
     """The first retry waits this many seconds; each later one twice as long, with jitter."""
@@ -116,6 +118,7 @@ class OpenAIChat:
         self._rng = random.Random()
         self.requests = 0
         """Requests sent, retries included (for tests and benchmarks)."""
+        self._answered = False  # whether the server has answered once
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -142,11 +145,12 @@ class OpenAIChat:
                 with self._slots:
                     self.requests += 1
                     response = self._client.chat.completions.create(**self._request(messages, n))
+                self._answered = True
                 return self._texts(response)
             except self._openai.APIError as exc:
                 wait = self._retry_wait(exc, attempt)
                 if wait is None:
-                    raise LLMError(self._describe(exc, attempt)) from exc
+                    raise self._error(exc, attempt) from exc
             attempt += 1
             time.sleep(wait)
 
@@ -171,11 +175,12 @@ class OpenAIChat:
                 async with slots:
                     self.requests += 1
                     response = await client.chat.completions.create(**self._request(messages, n))
+                self._answered = True
                 return self._texts(response)
             except self._openai.APIError as exc:
                 wait = self._retry_wait(exc, attempt)
                 if wait is None:
-                    raise LLMError(self._describe(exc, attempt)) from exc
+                    raise self._error(exc, attempt) from exc
             attempt += 1
             await asyncio.sleep(wait)
 
@@ -226,6 +231,8 @@ class OpenAIChat:
         )
         if not retryable or attempt >= self.config.max_retries:
             return None
+        if self._refused(exc) and not self._answered and attempt >= 1:
+            return None  # nothing serves there: say so now rather than after every backoff
         wait = self.config.backoff * 2**attempt * (0.75 + 0.5 * self._rng.random())
         response = getattr(exc, "response", None)
         header = response.headers.get("retry-after") if response is not None else None
@@ -236,11 +243,23 @@ class OpenAIChat:
                 pass  # an HTTP date: the exponential wait is close enough
         return min(wait, self.config.max_backoff)
 
+    def _refused(self, exc: Exception) -> bool:
+        """A connection that could not be made (a timeout is not that)."""
+        openai = self._openai
+        return isinstance(exc, openai.APIConnectionError) and not isinstance(
+            exc, openai.APITimeoutError
+        )
+
+    def _error(self, exc: Exception, attempt: int) -> LLMError:
+        """The error to raise for a request that failed for good."""
+        kind = LLMUnreachableError if self._refused(exc) else LLMError
+        return kind(self._describe(exc, attempt))
+
     def _describe(self, exc: Exception, attempt: int) -> str:
         status = getattr(exc, "status_code", None)
         what = f"HTTP {status}" if status else type(exc).__name__
         tries = f" after {attempt + 1} attempts" if attempt else ""
-        detail = str(exc).strip()[:300]
+        detail = str(exc).strip().rstrip(".")[:300]
         if status in (401, 403):
             fix = " Set OPENAI_API_KEY (or api_key=) to a key the server accepts."
         elif status == 404:

@@ -90,18 +90,21 @@ class SentenceTransformerEmbedder:
     def _load(self):
         if self._model is not None:
             return self._model
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:
-            raise ConfigError(
-                "the memory's embedder needs sentence-transformers, which is not installed; "
-                "install the extra with 'pip install spadegym[memory]'"
-            ) from exc
-        path = _local_path(self.name)
-        if path != self.name:
-            # The bundled copy is complete: never let the hub be asked for it.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        model = SentenceTransformer(path, device=self.device)
+        from spadegym.quiet import quiet_model_loading
+
+        with quiet_model_loading():  # no bitsandbytes warning, no "Loading weights" bar
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                raise ConfigError(
+                    "the memory's embedder needs sentence-transformers, which is not installed; "
+                    "install the extra with 'pip install spadegym[memory]'"
+                ) from exc
+            path = _local_path(self.name)
+            if path != self.name:
+                # The bundled copy is complete: never let the hub be asked for it.
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            model = SentenceTransformer(path, device=self.device)
         # Renamed in sentence-transformers 5; older releases only have the long name.
         size = getattr(model, "get_embedding_dimension", None)
         self._dim = int(size() if size else model.get_sentence_embedding_dimension())

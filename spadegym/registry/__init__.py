@@ -23,6 +23,7 @@ from spadegym.registry.errors import (
     ShadowedEnvironmentWarning,
     TamperedEnvironmentError,
 )
+from spadegym.registry.home import use_home
 from spadegym.registry.ids import NAMESPACE, InvalidIdError
 from spadegym.registry.index import IndexEntry
 from spadegym.registry.registration import ENTRY_POINT, make_env, register_roots
@@ -65,6 +66,7 @@ __all__ = [
     "make_env",
     "register_roots",
     "shipped_root",
+    "use_home",
     "user_root",
 ]
 

@@ -15,6 +15,13 @@ from spadegym.errors import SpadegymError
 NAMESPACE = "spade"
 """The Gymnasium namespace of every registered environment."""
 
+MAKE_HINT = (
+    'in gymnasium.make, write "spadegym:spade/<Name>-v<N>" so that Gymnasium imports spadegym, '
+    "which registers the ids, first"
+)
+"""The reminder every message about an id carries: without ``import spadegym``, Gymnasium only
+says "Namespace spade not found"."""
+
 _FOLDER = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*)-v(?P<version>0|[1-9][0-9]*)")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -73,7 +80,7 @@ def parse_id(env_id: str) -> tuple[str, int | None]:
         return text, None
     raise InvalidIdError(
         f"{env_id!r} is not an environment id; write spade/<Name>-v<N>, "
-        "<Name>-v<N> or <Name> (an ASCII identifier, e.g. spade/LockPick-v0)."
+        f"<Name>-v<N> or <Name> (an ASCII identifier, e.g. spade/LockPick-v0; {MAKE_HINT})."
     )
 
 

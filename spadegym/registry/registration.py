@@ -30,6 +30,9 @@ from spadegym.registry.roots import default_roots
 ENTRY_POINT = "spadegym.registry:make_env"
 """What every registered spec calls; the id's folder and sha256 travel in its kwargs."""
 
+VECTOR_ENTRY_POINT = "spadegym.vector_env:make_vector"
+"""What ``gymnasium.make_vec`` calls by default: the pooled batch (``spadegym.vector_env``)."""
+
 log = logging.getLogger("spadegym.registry")
 
 
@@ -46,6 +49,7 @@ def spec_for(root: Path, entry: IndexEntry, env_id: str | None = None) -> Any:
     return EnvSpec(
         id=env_id or entry.id,
         entry_point=ENTRY_POINT,
+        vector_entry_point=VECTOR_ENTRY_POINT,
         max_episode_steps=entry.max_turns,
         kwargs={"folder": os.path.join(str(root), entry.folder), "sha256": entry.sha256},
     )

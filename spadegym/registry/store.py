@@ -160,7 +160,7 @@ class Registry:
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise RegistryError(
                 f"{env_id!r} is not in the registry at {self.root}.{hint} "
-                "`spadegym list` shows every id."
+                f"`spadegym list` shows every id ({ids.MAKE_HINT})."
             )
         manifest, problem = read_entry(self.root / folder)
         if manifest is None:

@@ -120,3 +120,31 @@ def test_a_missing_model_is_a_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "cannot load a model" in err or "TransformersChat needs torch" in err
+
+
+def test_the_users_own_registry_stays_out_of_the_demo(tmp_path, monkeypatch, capsys):
+    import os
+    import warnings
+
+    # The user keeps copies of games the demo writes again, under the same ids.
+    user = Registry(tmp_path / "home" / "registry")
+    for name in ("ice_maze", "sequence_streak"):
+        user.add((EXAMPLES / f"{name}.py").read_text(encoding="utf-8"))
+    library = Registry(tmp_path / "library")
+    library.add((EXAMPLES / "lock_pick.py").read_text(encoding="utf-8"))
+    monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", str(library.root))
+    workdir = tmp_path / "demo"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = main(
+            ["demo", "--workdir", str(workdir), "-n", "2", "--embedder", "hashing", "--no-report"]
+        )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [str(w.message) for w in caught if "registry roots" in str(w.message)] == []
+    assert "ShadowedEnvironmentWarning" not in err
+    assert sorted(e.id for e in Registry(workdir / "registry").list()) == [
+        "spade/IceMaze-v0",
+        "spade/SequenceStreak-v0",
+    ]
+    assert os.environ["SPADEGYM_HOME"] == str(tmp_path / "home")  # restored

@@ -195,3 +195,20 @@ def test_connection_refused_says_where(server):
     server.httpd = type(
         "Closed", (), {"shutdown": lambda s: None, "server_close": lambda s: None}
     )()
+
+
+def test_a_server_that_never_answered_and_refuses_is_retried_once(server):
+    import time
+
+    from spadegym.llm.base import LLMUnreachableError
+
+    url = server.url
+    server.close()
+    server.httpd = type(
+        "Closed", (), {"shutdown": lambda s: None, "server_close": lambda s: None}
+    )()
+    llm = OpenAIChat("m", base_url=url, api_key="k", max_retries=4, backoff=0.2, timeout=2)
+    started = time.perf_counter()
+    with pytest.raises(LLMUnreachableError, match="Is the server at http://127.0.0.1"):
+        llm.complete(MESSAGES)
+    assert llm.requests == 2 and time.perf_counter() - started < 2

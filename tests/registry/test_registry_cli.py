@@ -40,7 +40,7 @@ def test_add_list_show_remove(tmp_path, capsys):
     code, out, _ = _run(capsys, "remove", "LockPick-v0", "--root", root)
     assert code == 0 and out.strip() == "removed spade/LockPick-v0"
     code, _, err = _run(capsys, "show", "LockPick-v0", "--root", root)
-    assert code == 1 and "not in the registry" in err
+    assert code == 1 and f"'LockPick-v0' is not in any registry root (searched {root})" in err
 
 
 def test_play_reads_replies_from_stdin(root, capsys, monkeypatch):

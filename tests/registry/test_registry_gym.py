@@ -66,9 +66,9 @@ def test_kwargs_pass_through(root):
 
 
 def test_make_vec_sync_and_async(root):
-    # Gymnasium's shared memory reads a Text observation once, when it is created, and can
-    # hold only its sampling charset: async mode needs shared_memory=False.
-    for mode, vector_kwargs in (("sync", {}), ("async", {"shared_memory": False})):
+    # Async mode works with its defaults (text in shared memory, spadegym.text_memory) and
+    # without shared memory.
+    for mode, vector_kwargs in (("sync", {}), ("async", {}), ("async", {"shared_memory": False})):
         envs = gymnasium.make_vec(
             "spade/LockPick-v0", num_envs=2, vectorization_mode=mode, vector_kwargs=vector_kwargs
         )

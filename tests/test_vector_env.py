@@ -1,0 +1,146 @@
+"""Gymnasium's vector API over spadegym: the pooled make_vec, async with defaults, difficulty."""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium
+import numpy as np
+import pytest
+from sample_programs import LOCK_PICK
+
+from spadegym.errors import SpadegymError
+from spadegym.registry import Registry
+from spadegym.text_memory import SharedTexts
+from spadegym.vector_env import SpadeVectorEnv
+
+WRONG = "\\boxed{abc}"
+
+
+@pytest.fixture
+def lock_id(isolated_spadegym, tmp_path):
+    return Registry(tmp_path / "root").add(LOCK_PICK)
+
+
+def test_make_vec_defaults_to_the_pooled_batch(lock_id, monkeypatch):
+    from spadegym.sandbox import SandboxPool
+
+    envs = gymnasium.make_vec(lock_id, num_envs=3, num_workers=2)
+    try:
+        assert isinstance(envs.unwrapped, SpadeVectorEnv)
+        assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+        obs, info = envs.reset(seed=5)
+        assert obs == ("A 3-digit lock. Guess with \\boxed{ddd}.",) * 3
+        assert envs.observation_space.contains(obs)
+        batches = []
+        real = SandboxPool.step_batch
+        monkeypatch.setattr(
+            SandboxPool, "step_batch", lambda self, b: batches.append(len(b)) or real(self, b)
+        )
+        obs, rewards, terminated, truncated, info = envs.step([WRONG] * 3)
+        assert batches == [3]  # one batch for the whole vector
+        assert rewards.dtype == np.float64 and terminated.dtype == truncated.dtype == np.bool_
+        assert obs == ("Answer with three digits in \\boxed{}.",) * 3
+        for _ in range(7):  # LockPick truncates at 8 turns: same-step autoreset
+            obs, rewards, terminated, truncated, info = envs.step([WRONG] * 3)
+        assert truncated.all() and not terminated.any()
+        assert obs == ("A 3-digit lock. Guess with \\boxed{ddd}.",) * 3
+        assert info["final_obs"][0] == "Answer with three digits in \\boxed{}."
+        assert list(info["final_info"]["episode_turns"]) == [8, 8, 8]  # vector info, nested
+        assert list(info["episode_outcome"]) == [0.0, 0.0, 0.0]
+    finally:
+        envs.close()
+
+
+def test_reset_takes_seed_lists_and_a_reset_mask(lock_id):
+    envs = gymnasium.make_vec(lock_id, num_envs=2)
+    try:
+        envs.reset(seed=[1, 2])
+        envs.step([WRONG, WRONG])
+        obs, info = envs.reset(options={"reset_mask": np.array([False, True])})
+        assert obs[1] == "A 3-digit lock. Guess with \\boxed{ddd}."
+        assert obs[0] == "Answer with three digits in \\boxed{}."
+        with pytest.raises(SpadegymError, match="reset\\(\\) got 3 seeds for 2 environments"):
+            envs.reset(seed=[1, 2, 3])
+        with pytest.raises(SpadegymError, match="step\\(\\) got one str for 2 environments"):
+            envs.step(WRONG)
+    finally:
+        envs.close()
+
+
+def test_make_vec_refuses_what_the_pooled_vector_does_not_take(lock_id):
+    with pytest.raises(SpadegymError, match="make_vec got render_mode, which spadegym's pooled"):
+        gymnasium.make_vec(lock_id, num_envs=2, render_mode="ansi")
+    with pytest.raises(SpadegymError, match="max_episode_steps=3: the pooled vector plays"):
+        gymnasium.make_vec(lock_id, num_envs=2, max_episode_steps=3)
+
+
+def test_async_mode_works_with_its_defaults(lock_id):
+    envs = gymnasium.make_vec(lock_id, num_envs=2, vectorization_mode="async")
+    try:
+        obs, _ = envs.reset(seed=3)
+        assert obs == ("A 3-digit lock. Guess with \\boxed{ddd}.",) * 2
+        obs, rewards, *_ = envs.step(["\\boxed{}", "\\boxed{12}"])
+        assert obs == ("Answer with three digits in \\boxed{}.",) * 2
+        assert isinstance(obs, tuple)  # a snapshot, not the live shared memory
+    finally:
+        envs.close()
+
+
+def test_shared_texts_round_trip_any_printable_text():
+    import multiprocessing
+
+    from gymnasium.vector.utils import shared_memory
+
+    from spadegym.env import observation_space
+
+    space = observation_space()
+    memory = shared_memory.create_shared_memory(space, n=2, ctx=multiprocessing)
+    view = shared_memory.read_from_shared_memory(space, memory, n=2)
+    assert isinstance(view, SharedTexts) and view == ("", "")
+    text = "Größe: 3 × 4 → 12 ✓\nnext line\t" + "x" * (space.max_length - 30)
+    shared_memory.write_to_shared_memory(space, 1, text, memory)
+    shared_memory.write_to_shared_memory(space, 0, "short", memory)
+    assert view[1] == text and view[0] == "short"
+    snapshot = copy.deepcopy(view)
+    shared_memory.write_to_shared_memory(space, 0, "changed", memory)
+    assert snapshot == ("short", text) and view[0] == "changed"
+    with pytest.raises(ValueError, match="does not fit a space of at most 8192"):
+        shared_memory.write_to_shared_memory(space, 0, "y" * 8193, memory)
+
+
+def shifts(observation: str) -> list[str]:
+    import re
+
+    return re.findall(r"[+-][0-9]+", observation)
+
+
+def test_make_with_difficulty_sets_the_default_of_reset(isolated_spadegym, tmp_path):
+    from pathlib import Path
+
+    program = Path(__file__).parent.parent / "examples" / "single_turn" / "clock_shift.py"
+    env_id = Registry(tmp_path / "root").add(program.read_text())
+    easy = gymnasium.make(env_id, difficulty=1)
+    hard = gymnasium.make(env_id, difficulty=5)
+    try:
+        easy_obs, _ = easy.reset(seed=0)
+        hard_obs, _ = hard.reset(seed=0)
+        assert len(shifts(easy_obs)) == 2 and len(shifts(hard_obs)) == 6  # 1 + difficulty
+        overridden, _ = hard.reset(seed=0, options={"difficulty": 1})
+        assert overridden == easy_obs
+        # The privileged accessors sit on the unwrapped environment.
+        assert easy.unwrapped.solution()[0].startswith("\\boxed{")
+        assert "modulo" in easy.unwrapped.hint()
+    finally:
+        easy.close()
+        hard.close()
+    with pytest.raises(SpadegymError, match="difficulty=9: difficulties are ints 1..5"):
+        gymnasium.make(env_id, difficulty=9)
+    vec = gymnasium.make_vec(env_id, num_envs=2, difficulty=5)
+    try:
+        obs, _ = vec.reset(seed=0)
+        assert obs[0] == hard_obs
+        obs, *_ = vec.step(["\\boxed{0}", "\\boxed{0}"])
+        assert all(len(shifts(o)) == 6 for o in obs)  # autoreset keeps the difficulty
+    finally:
+        vec.close()
