@@ -238,7 +238,7 @@ def commit(
         if report.ok and memory is not None:
             # Checked after each add, so the second of two copies in one batch is caught too.
             novelty = memory.check_novelty(
-                report.program, first_observation=report.properties.get("first_observation")
+                report.program, first_observation=report.properties.first_observation
             )
             if not novelty.novel:
                 report.ok = False
@@ -263,7 +263,7 @@ def commit(
             memory.add(
                 candidate.env_key,
                 report.program,
-                first_observation=report.properties.get("first_observation"),
+                first_observation=report.properties.first_observation,
                 skill=candidate.skill,
             )
         accepted.append((candidate, report))

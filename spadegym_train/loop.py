@@ -325,9 +325,9 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
                             c.env_key,
                             report.program,
                             c.skill,
-                            report.properties.get("num_players") or 1,
-                            report.properties["max_turns"],
-                            has_hint=report.properties.get("hint") is not None,
+                            report.properties.num_players or 1,
+                            report.properties.max_turns,
+                            has_hint=report.properties.hint is not None,
                             candidate=position[id(c)],
                         )
                         for c, report in accepted[: config.pool_size]

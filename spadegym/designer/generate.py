@@ -19,6 +19,7 @@ and replies already received are reused instead of asked for again.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import queue
@@ -44,7 +45,13 @@ from spadegym.designer.report import Candidate, GenerationReport, Turn
 from spadegym.designer.runlog import Prior, RunLog
 from spadegym.errors import ConfigError, SpadegymError
 from spadegym.llm.base import ChatLLM, LLMError, Message
-from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
+from spadegym.validation import (
+    Novelty,
+    ValidationConfig,
+    ValidationReport,
+    validate,
+    validate_many,
+)
 
 __all__ = ["Slot", "generate", "plan_slot"]
 
@@ -242,11 +249,11 @@ class _Run:
         report, program = cand.report, cand.program
         if report is None or program is None:
             return
-        own = report.properties.get("hint")
+        own = report.properties.hint
         if own:
             cand.hint, cand.hint_source = own, "program"
             return
-        if not self.write_hints or report.properties.get("kind") == "two_player":
+        if not self.write_hints or report.properties.kind == "two_player":
             return
         solutions = hints.instance_solutions(program, sandbox=self.validation.sandbox)
         try:
@@ -267,7 +274,7 @@ class _Run:
         report, program = cand.report, cand.program
         if report is None or program is None:
             return
-        first = report.properties.get("first_observation") or None
+        first = report.properties.first_observation or None
         provenance = {
             "designer": self.llm.name,
             "document_id": slot.document.id,
@@ -292,10 +299,9 @@ class _Run:
                     "similarity": round(float(novelty.similarity), 4),
                     "reason": novelty.reason,
                 }
-                report.properties["novelty"] = {
-                    "nearest_id": novelty.nearest_id,
-                    "similarity": novelty.similarity,
-                }
+                report.properties = dataclasses.replace(
+                    report.properties, novelty=Novelty(novelty.nearest_id, novelty.similarity)
+                )
                 if not novelty.novel:
                     cand.status, cand.reason = "duplicate", novelty.reason
                     return

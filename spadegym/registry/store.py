@@ -130,7 +130,7 @@ def check_program(source: str, report: Any = None, config: Any = None) -> tuple[
             f"report= is for class {report.class_name}, but the program defines "
             f"{name}; pass the report of this program, or report=None."
         )
-    if "max_turns" not in report.properties:
+    if report.properties.max_turns is None:
         raise RegistryError(
             "report= has no max_turns property; it is not the report of a "
             "completed validation. Pass report=None to validate."
@@ -281,7 +281,7 @@ class Registry:
         existing = self._find_sha(sha)
         if existing is not None:
             return existing
-        first_obs = report.properties.get("first_observation")
+        first_obs = report.properties.first_observation
         if memory is not None:
             novelty = memory.check_novelty(program, first_observation=first_obs)
             if not novelty.novel:
