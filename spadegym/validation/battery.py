@@ -29,6 +29,7 @@ from spadegym.sandbox.pool import Worker
 from spadegym.validation import checks, gates, random_play, state, static, values
 from spadegym.validation.budget import Clock, OutOfTime, check_budget
 from spadegym.validation.config import ValidationConfig
+from spadegym.validation.context import Context
 from spadegym.validation.report import CheckResult, Novelty, ProgramProperties, ValidationReport
 
 CHECK_ORDER = (
@@ -58,13 +59,13 @@ Lease = Callable[[], AbstractContextManager[Worker]]
 """Gives the worker a validation runs in, for the ``with`` block of the sandboxed checks."""
 
 
-def _robust(ctx: checks.Context) -> str | None:
+def _robust(ctx: Context) -> str | None:
     from spadegym.validation.fuzz import fuzz  # hypothesis is heavy: imported when needed
 
     return fuzz(ctx)
 
 
-BEHAVIOUR: tuple[tuple[str, Callable[[checks.Context], str | None]], ...] = (
+BEHAVIOUR: tuple[tuple[str, Callable[[Context], str | None]], ...] = (
     ("solvable", checks.check_solvable),
     ("procedural", checks.check_procedural),
     ("ends", random_play.check_game_ends),
@@ -220,7 +221,7 @@ def _dynamic(
         skill=info.skill, max_turns=info.max_turns, num_players=info.num_players or 1, kind=kind
     )
     clock = Clock(worker, config.step_budget, config.total_budget, started)
-    ctx = checks.Context(
+    ctx = Context(
         worker=worker,
         info=info,
         max_turns=info.max_turns,
@@ -249,6 +250,7 @@ def _dynamic(
         run.record("budget", str(exc), t)
     finally:
         ctx.close_kept()
+        clock.close()
 
 
 def judge_novelty(report: ValidationReport, memory: Any) -> None:

@@ -21,7 +21,7 @@ from spadegym.errors import ProgramError
 from spadegym.sandbox.pool import Worker
 
 if TYPE_CHECKING:
-    from spadegym.validation.checks import Context
+    from spadegym.validation.context import Context
 
 TIMED_OPS = frozenset({"reset", "step"})
 """The calls the step budget applies to (``solution``/``hint`` have the worker's deadline)."""
@@ -62,6 +62,7 @@ class Clock:
         self.total_budget = total_budget
         self.deadline = started + total_budget
         self.seconds: list[float] = []
+        self._stat: tuple[int, int] | None = None  # (pid, open /proc/<pid>/stat)
 
     def check_total(self) -> None:
         """Raise ``OutOfTime`` if the validation has used up its total budget."""
@@ -81,6 +82,9 @@ class Clock:
             cpu: at least how much CPU time it used, when known.
         """
         self.seconds.append(seconds)
+        self._check(seconds, what, cpu)
+
+    def _check(self, seconds: float, what: str, cpu: float | None) -> None:
         if seconds > self.step_budget and (cpu is None or cpu > self.step_budget):
             computing = f" ({cpu:.2f} s of it computing)" if cpu is not None else ""
             self._stop(
@@ -93,7 +97,11 @@ class Clock:
         """Time one call made some other way (Gymnasium's checker) against the step budget."""
         cpu = self.cpu_seconds()
         started = time.perf_counter()
-        yield
+        try:
+            yield
+        except ProgramError as exc:
+            self._timeout(exc, what, self.worker.config.call_timeout)
+            raise
         seconds = time.perf_counter() - started
         used = None
         if cpu is not None and seconds > self.step_budget:
@@ -106,13 +114,24 @@ class Clock:
         proc = getattr(self.worker, "_proc", None)  # a SandboxWorker's process
         if proc is None:
             return time.thread_time() if not hasattr(self.worker, "receive") else None
+        if self._stat is None or self._stat[0] != proc.pid:  # first use, or a new process
+            self.close()
+            try:
+                self._stat = (proc.pid, os.open(f"/proc/{proc.pid}/stat", os.O_RDONLY))
+            except OSError:
+                return None
         try:
-            with open(f"/proc/{proc.pid}/stat", "rb") as stat:
-                data = stat.read()
+            data = os.pread(self._stat[1], 1024, 0)  # one system call: it runs once a batch
         except OSError:
             return None
         fields = data[data.rfind(b")") + 2 :].split()  # after "pid (name) "
         return (int(fields[11]) + int(fields[12])) / _TICKS  # utime + stime
+
+    def close(self) -> None:
+        """Let go of the worker's ``/proc`` file."""
+        if self._stat is not None:
+            os.close(self._stat[1])
+            self._stat = None
 
     def facts(self) -> dict[str, float]:
         """Median and slowest timed call, in milliseconds (empty when none was timed)."""
@@ -142,42 +161,46 @@ class Clock:
                 with self.timed(_describe(request)) if timed else _NO_TIMING:
                     responses.append(worker._exchange([request], timeout)[0])
                 if timed:
-                    self._timeout(responses[-1], request, timeout)
+                    self._timeout(responses[-1], _describe(request), timeout)
             return responses
         sample = self.cpu_seconds()
         failed = worker.send(requests)
         if failed is not None:
             return failed
         responses = []
+        seconds, budget, quarter = self.seconds, self.step_budget, self.step_budget / 4
         first = last = sampled = time.perf_counter()
         for k, request in enumerate(requests):
-            wait = max(0.001, min(timeout, self.deadline - time.perf_counter()))
-            response = receive([request], wait)[0]
-            responses.append(response)
+            wait = min(timeout, self.deadline - last)
+            response = receive([request], wait if wait > 0.001 else 0.001)[0]
             now = time.perf_counter()
+            responses.append(response)
             cpu = None
             # Fast batches are not sampled; a slow one is, at every answer from a quarter of
             # the budget on, so a slow call's CPU time is known to within a few calls' time.
-            if sample is not None and now - first > self.step_budget / 4:
+            if now - first > quarter and sample is not None:
                 current = self.cpu_seconds()
                 if current is not None:
                     cpu = current - sample - (last - sampled)  # less what the calls between took
                     sample, sampled = current, now
-            if request.get("op") in TIMED_OPS:
-                self._timeout(response, request, timeout)
-                self.record(now - last, _describe(request), cpu)
+            if request["op"] in TIMED_OPS:
+                took = now - last
+                seconds.append(took)
+                if took > budget or type(response) is not dict or response.get("ok") is not True:
+                    self._timeout(response, _describe(request), timeout)
+                    self._check(took, _describe(request), cpu)
             last = now
             if isinstance(response, ProgramError) and not getattr(worker, "alive", True):
                 self.check_total()  # the deadline that killed it may have been the total one
                 return responses + [_LOST] * (len(requests) - k - 1)
         return responses
 
-    def _timeout(self, response: dict | ProgramError, request: dict, timeout: float) -> None:
+    def _timeout(self, response: dict | ProgramError, what: str, timeout: float) -> None:
         """Stop at a call the worker had to interrupt: it is over any budget, loaded or not."""
         kind = response.kind if isinstance(response, ProgramError) else response.get("kind")
         if kind == "timeout":
             self._stop(
-                f"{_describe(request)} ran past the {timeout:g} s deadline and was interrupted; "
+                f"{what} ran past the {timeout:g} s deadline and was interrupted; "
                 f"reset() and step() must finish within {self.step_budget:g} s, every call. "
                 "Look for a loop that never ends, or search smarter."
             )

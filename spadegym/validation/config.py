@@ -47,9 +47,10 @@ class ValidationConfig:
     step_budget: float = 0.5
     """Seconds any one ``reset``/``step`` the battery plays may take (round trip included)."""
 
-    total_budget: float = 30.0
+    total_budget: float = 60.0
     """Seconds the whole validation of one program may take; a program that needs longer fails
-    (the library's slowest takes about 5 s on a loaded 2-core machine)."""
+    (the library's slowest takes about 3 s on a quiet 2-core machine, 15 s on one running two
+    validations at a load of 13)."""
 
     memory_budget_mb: int = 256
     """Peak resident memory of the worker, in MiB (``hint()`` included)."""

@@ -15,7 +15,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from spadegym import compat
-from spadegym.validation.checks import Context
+from spadegym.validation.context import Context
 from spadegym.validation.episodes import Episode
 
 # Examples are drawn as templates once per process (hypothesis's engine costs far more than a

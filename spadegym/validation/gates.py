@@ -21,7 +21,7 @@ from spadegym.sandbox import ProgramInfo, SandboxPool
 from spadegym.sandbox.pool import Worker
 from spadegym.validation import static
 from spadegym.validation.budget import Clock, OutOfTime
-from spadegym.validation.checks import Context
+from spadegym.validation.context import Context
 from spadegym.validation.episodes import Episode
 
 API_PROBE = "\\boxed{1}"

@@ -20,7 +20,7 @@ from typing import Any
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox.client import reset_result
-from spadegym.validation.checks import Context, seed_name
+from spadegym.validation.context import Context, seed_name
 from spadegym.validation.episodes import Episode
 
 TRIES_PER_TURN = 8
@@ -28,6 +28,9 @@ TRIES_PER_TURN = 8
 
 WORK_PER_TURN = 40
 """Steps (replays included) a game may cost per allowed turn; past that it is not judged."""
+
+PARALLEL = 4
+"""Instances per game: after a refused move, this many candidates are tried at once."""
 
 MAX_CANDIDATES = 60
 """Candidates kept per turn, best first."""
@@ -114,15 +117,21 @@ def _fills(example: str, numbers: list[str], rng: random.Random) -> list[str]:
 
 @dataclass
 class _Game:
-    """One game in progress: the moves kept so far and the candidates of this turn."""
+    """One game in progress: the moves kept so far, its instances and this turn's candidates.
+
+    The game's state lives on ``instances[current]``; the others have played other moves (or
+    a refused one) and are reset and replayed before their next try.
+    """
 
     episode: Episode
     rng: random.Random
+    instances: list[int] = field(default_factory=list)
+    current: int = 0
+    synced: set[int] = field(default_factory=set)
     mover: Any = None
     observation: str = ""
-    candidates: list[str] = field(default_factory=list)
+    candidates: list[str] | None = None
     tried: int = 0
-    rewind: bool = False
     work: int = 0
     over: bool = False
 
@@ -149,18 +158,25 @@ def check_game_ends(ctx: Context) -> str | None:
     """Random legal play ends every two-player game within ``max_turns``."""
     if not ctx.two_player or ctx.config.random_games == 0:
         return None
+    seeds = range(ctx.config.random_games)
     games = [
         _Game(
             Episode(seed=s, actions=[], label="random game"),
             random.Random(f"{ctx.config.fuzz_seed}-{s}"),
         )
-        for s in range(ctx.config.random_games)
+        for s in seeds
+    ]
+    spares = [
+        Episode(seed=s, actions=[], label="spare") for s in seeds for _ in range(PARALLEL - 1)
     ]
     episodes = [g.episode for g in games]
-    ctx.play(episodes, 0, keep=True)  # creates and resets the instances
+    ctx.play(episodes + spares, 0, keep=True)  # creates the instances, resets the games'
     ctx.games = episodes
     try:
-        for game in games:
+        for k, game in enumerate(games):
+            mine = spares[k * (PARALLEL - 1) : (k + 1) * (PARALLEL - 1)]
+            game.instances = [game.episode.instance] + [e.instance for e in mine if e.instance]
+            game.synced = {0}
             game.over = game.episode.error is not None
             game.mover = game.episode.first_info.get("player")
             game.observation = game.episode.first_observation
@@ -180,7 +196,7 @@ def check_game_ends(ctx: Context) -> str | None:
                         "limit that ends it (a draw is fine) or raise max_turns."
                     )
     finally:
-        ctx.close(episodes)
+        ctx.close(episodes + spares)
     for game in games:
         if game.episode.error is not None:
             return ctx.episode_failure(game.episode)
@@ -188,28 +204,38 @@ def check_game_ends(ctx: Context) -> str | None:
 
 
 def _round(ctx: Context, live: list[_Game]) -> None:
-    """One try per live game, all in one batch; rewinds replay the kept moves first."""
+    """One round of tries for every live game, all in one batch.
+
+    A turn's first try runs on the game's own instance; after a refusal, several candidates
+    run at once, on instances reset and replayed to the game's state.
+    """
     requests: list[dict] = []
-    spans = []
+    tries = []
     for game in live:
-        if not game.candidates and game.tried == 0:
+        if game.candidates is None:
             game.candidates = candidate_moves(game.observation, ctx.info.doc or "", game.rng)
-        if not game.candidates:
+        width = 1 if game.tried == 0 else min(PARALLEL, TRIES_PER_TURN - game.tried)
+        order = [game.current] + [k for k in range(len(game.instances)) if k != game.current]
+        chosen = list(zip(order, game.candidates[:width]))
+        del game.candidates[:width]
+        if not chosen:
             game.over = True
             continue
-        move = game.candidates.pop(0)
-        iid = game.episode.instance
-        start = len(requests)
-        if game.rewind:
-            requests.append({"op": "reset", "i": iid, "seed": game.episode.seed, "options": None})
-            requests += [{"op": "step", "i": iid, "a": m} for m in game.moves]
-        requests.append({"op": "step", "i": iid, "a": move})
-        game.work += len(requests) - start
-        spans.append((game, move, start, len(requests)))
+        for slot, move in chosen:
+            iid, start = game.instances[slot], len(requests)
+            if slot not in game.synced:
+                requests.append(
+                    {"op": "reset", "i": iid, "seed": game.episode.seed, "options": None}
+                )
+                requests += [{"op": "step", "i": iid, "a": m} for m in game.moves]
+            requests.append({"op": "step", "i": iid, "a": move})
+            game.work += len(requests) - start
+            tries.append((game, slot, move, start, len(requests)))
     responses = ctx.exchange(requests)
-    for game, move, start, stop in spans:
+    results: dict[int, list] = {}
+    for game, slot, move, start, stop in tries:
         answers = responses[start:stop]
-        if game.rewind:
+        if len(answers) > 1:  # a rewind: the replay must go as before
             replayed = [reset_result(answers[0])] + ctx.worker.step_results(answers[1:-1])
             if any(isinstance(r, ProgramError) for r in replayed) or any(
                 r.terminated or r.truncated for r in replayed[1:]
@@ -217,14 +243,25 @@ def _round(ctx: Context, live: list[_Game]) -> None:
                 game.over = True  # the replay went differently: determinism's business
                 continue
         (result,) = ctx.worker.step_results(answers[-1:])
-        episode = game.episode
+        results.setdefault(id(game), []).append((slot, move, result))
+    for game in live:
+        if not game.over:
+            _settle(ctx, game, results.get(id(game), []))
+
+
+def _settle(ctx: Context, game: _Game, tried: list) -> None:
+    """Keep the first try (in candidate order) that was not refused, or end the game."""
+    episode = game.episode
+    game.synced -= {slot for slot, _, _ in tried}  # each tried instance moved on
+    for _, move, result in tried:
         if isinstance(result, ProgramError):
             episode.error = result
             episode.error_during = (
                 f"step() on turn {episode.turns + 1} of a random game with action {move!r}"
             )
             game.over = True
-            continue
+            return
+    for n, (slot, move, result) in enumerate(tried, game.tried + 1):
         row = [
             result.observation,
             result.reward,
@@ -233,13 +270,15 @@ def _round(ctx: Context, live: list[_Game]) -> None:
             result.info,
             move,
         ]
-        game.tried += 1
-        if _refused(result, game.mover) and game.tried < TRIES_PER_TURN and game.candidates:
-            game.rewind = True
+        last_chance = n >= TRIES_PER_TURN or (n == game.tried + len(tried) and not game.candidates)
+        if _refused(result, game.mover) and not last_chance:
             ctx.played.append(Episode(seed=episode.seed, transcript=[row], label="refused move"))
             continue
         episode.transcript.append(row)
         episode.terminated, episode.truncated = result.terminated, result.truncated
         game.over = result.terminated or result.truncated
         game.mover, game.observation = result.info.get("player"), result.observation
-        game.candidates, game.tried, game.rewind = [], 0, False
+        game.current, game.synced = slot, {slot}
+        game.candidates, game.tried = None, 0
+        return
+    game.tried += len(tried)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from spadegym.errors import ProgramError
-from spadegym.validation.checks import (
+from spadegym.validation.context import (
     LARGE_SEED_MIN,
     Context,
     first_difference,
@@ -30,8 +30,11 @@ from spadegym.validation.checks import (
 )
 from spadegym.validation.episodes import Episode
 
-PROBE_TURNS = 3
+PROBE_TURNS = 2
 """Turns of random words replayed on seed 0 after ``solution()`` and ``hint()`` are called."""
+
+REPLAY_TURNS = 8
+"""Replies replayed at most: state kept in the wrong place shows within the first few."""
 
 
 @dataclass
@@ -59,13 +62,15 @@ def replays(ctx: Context) -> Replays:
     seeds = [seed for seed in ctx.baselines if seed < LARGE_SEED_MIN]
     for seed in seeds:
         current[seed] = _again(ctx.baselines[seed], "isolation")
-        plan.isolation.append((current[seed], ctx.baselines[seed]))
+        plan.isolation.append((current[seed], _prefix(ctx.baselines[seed], current[seed])))
     if ctx.worker.generation == ctx.kept_generation:
         runs = {seed: [e for e in ctx.kept if e.seed == seed] for seed in seeds}
         legs = [(runs[seed][0], seed) for seed in seeds]  # reset #2 with the seed of reset #1
         if len(seeds) > 1 and len(runs[seeds[0]]) > 1:  # and once after another seed's game
             legs.append((runs[seeds[0]][1], seeds[1]))
         for kept, target in legs:
+            if kept.instance is None:  # it could not even be created
+                continue
             leg = _again(ctx.baselines[target], "reset", instance=kept.instance)
             plan.reset.append((leg, current[target], kept.seed))
     calls = _privileged_calls(ctx)
@@ -82,9 +87,9 @@ def replays(ctx: Context) -> Replays:
     episodes = [e for pairs in (plan.isolation, plan.reset, plan.privileged) for e, *_ in pairs]
     ctx.replays = plan
     try:
-        ctx.play(episodes, ctx.max_turns)
-    finally:
-        ctx.close_kept()
+        ctx.play(episodes, ctx.max_turns, keep=True)
+    finally:  # one batch closes these and the determinism runs' instances
+        ctx.close_kept([e for e, *_ in plan.isolation + plan.privileged])
     if "hint" in calls:
         at = calls.index("hint")
         for episode, _ in plan.privileged:
@@ -101,12 +106,13 @@ def _privileged_calls(ctx: Context) -> tuple[str, ...]:
 
 
 def _again(episode: Episode, label: str, **changes: object) -> Episode:
-    """A new episode with the seed, options and replies that ``episode`` was played with."""
+    """A new episode with the seed, options and (first few) replies of ``episode``."""
     actions = [row[5] for row in episode.transcript] if episode.repeat is not None else None
+    actions = actions if actions is not None else list(episode.actions or [])
     return Episode(
         seed=episode.seed,
         options=episode.options,
-        actions=actions if actions is not None else list(episode.actions or []),
+        actions=actions[:REPLAY_TURNS],
         use_solution=episode.use_solution,
         label=label,
         **changes,
@@ -115,9 +121,12 @@ def _again(episode: Episode, label: str, **changes: object) -> Episode:
 
 def _prefix(episode: Episode, like: Episode) -> Episode:
     """``episode`` cut to the turns ``like`` will play, to compare the two."""
+    turns = len(like.actions or [])
     cut = Episode(seed=episode.seed, actions=like.actions, label=episode.label)
     cut.first_observation, cut.first_info = episode.first_observation, episode.first_info
-    cut.transcript = episode.transcript[: len(like.actions or [])]
+    cut.transcript = episode.transcript[:turns]
+    if episode.turns < turns:  # it failed within the turns compared
+        cut.error, cut.error_during = episode.error, episode.error_during
     return cut
 
 

@@ -17,7 +17,7 @@ FAILS_ON = {
     "solution_does_not_win.py": "solvable",
     "trivial_empty_reply_wins.py": "not_trivial",
     "leaky_hint.py": "hint",
-    "infinite_loop_in_step.py": "api",
+    "infinite_loop_in_step.py": "budget",
 }
 
 
