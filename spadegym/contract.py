@@ -69,3 +69,12 @@ SKILLS: tuple[str, ...] = (
 
 KINDS: tuple[str, ...] = ("puzzle", "tool", "two_player")
 """The kinds of environment of contract section 6."""
+
+RESERVED_INFO_KEYS: tuple[str, ...] = (
+    "error",
+    "episode_outcome",
+    "episode_turns",
+    "final_info",
+    "final_observation",
+)
+"""Info keys that spadegym's wrappers (``ProgramEnv``, ``EnvBatch``) write; programs may not."""

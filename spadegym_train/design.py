@@ -293,7 +293,7 @@ def commit(
         if report.ok and memory is not None:
             # Checked after each add, so the second of two copies in one batch is caught too.
             novelty = memory.check_novelty(
-                report.program, first_observation=report.properties.get("first_observation")
+                report.program, first_observation=report.properties.first_observation
             )
             if not novelty.novel:
                 report.ok = False
@@ -319,7 +319,7 @@ def commit(
             memory.add(
                 candidate.env_key,
                 report.program,
-                first_observation=report.properties.get("first_observation"),
+                first_observation=report.properties.first_observation,
                 skill=candidate.skill,
             )
         accepted.append((candidate, report))
@@ -342,8 +342,8 @@ def pool_entry(candidate: Candidate, report: Any, index: int) -> PoolEnv:
         candidate.env_key or "",
         report.program,
         candidate.skill,
-        properties.get("num_players") or 1,
-        properties["max_turns"],
-        has_hint=properties.get("hint") is not None,
+        properties.num_players or 1,
+        properties.max_turns,
+        has_hint=properties.hint is not None,
         candidate=index,
     )

@@ -82,7 +82,7 @@ def test_ray_results_equal_local(ray_executor):
     assert [[c.name for c in r.checks] for r in remote] == [
         [c.name for c in r.checks] for r in local
     ]
-    assert [r.properties.get("title") for r in remote] == [r.properties.get("title") for r in local]
+    assert [r.properties.title for r in remote] == [r.properties.title for r in local]
 
 
 @pytest.mark.slow

@@ -250,11 +250,11 @@ class _Run:
         report, program = cand.report, cand.program
         if report is None or program is None:
             return
-        own = report.properties.get("hint")
+        own = report.properties.hint
         if own:
             cand.hint, cand.hint_source = own, "program"
             return
-        if not self.write_hints or report.properties.get("kind") == "two_player":
+        if not self.write_hints or report.properties.kind == "two_player":
             return
         solutions = hints.instance_solutions(program, sandbox=self.validation.sandbox)
         try:

@@ -3,7 +3,8 @@
 SPADE has the same model read a game's source and write a hint in a separate call; regret
 (the hint's help) is the designer's reward, so a hint that gives the answer away would teach
 the designer to write games that only the hint can solve. The hint is therefore checked as a
-program's own ``hint()`` is (length, sentences, the solution verbatim) before it is kept.
+program's own ``hint()`` is (length, sentences, the answer however it is written: see
+``spadegym.validation.leak``) before it is kept.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from spadegym.designer.prompts import hint_messages
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.llm.base import ChatLLM
 from spadegym.sandbox import SandboxConfig, make_worker
-from spadegym.validation.checks import hint_leak as solution_leak
+from spadegym.validation.leak import hint_leak
 
 __all__ = ["HintResult", "clean_hint", "hint_problem", "instance_solutions", "write_hint"]
 
@@ -27,7 +28,6 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?](\s|$)")
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _CODE_WORDS = re.compile(r"\bself\.|\bsolution\(\)|\breset\(|\bseed\b|```")
 
 
@@ -73,13 +73,9 @@ def hint_problem(hint: str, solutions: list[list[str]]) -> str | None:
     if _CODE_WORDS.search(hint):
         return "the hint talks about the code, not the game"
     for solution in solutions:
-        leak = solution_leak(hint, solution)
+        leak = hint_leak(hint, solution)
         if leak:
             return f"the hint contains {leak}"
-        answers = [a.strip().lower() for reply in solution for a in _ANSWER.findall(reply)]
-        final = answers[-1] if answers else ""
-        if len(final) >= 3 and re.search(r"(?<!\w)" + re.escape(final) + r"(?!\w)", hint.lower()):
-            return f"the hint contains the final answer {final[:60]!r}"
     return None
 
 

@@ -223,7 +223,7 @@ class GenerationReport:
         first = 4 + 2 + 12 + 24 + 24 + 3 + 2
         for c in self.candidates:
             what = (c.env_id if c.status == "accepted" else c.reason) or "-"
-            own = (c.report.properties.get("skill") if c.report is not None else None) or "-"
+            own = (c.report.properties.skill if c.report is not None else None) or "-"
             head = (
                 f"{c.index:>4}  {c.status:<11} {c.skill[:23]:<23} {str(own)[:23]:<23} "
                 f"{c.repairs:>3}  "

@@ -93,7 +93,7 @@ def check_program(source: str, report: Any = None, config: Any = None) -> tuple[
             f"report= is for class {report.class_name}, but the program defines "
             f"{name}; pass the report of this program, or report=None."
         )
-    if "max_turns" not in report.properties:
+    if report.properties.max_turns is None:
         raise RegistryError(
             "report= has no max_turns property; it is not the report of a "
             "completed validation. Pass report=None to validate."

@@ -179,7 +179,9 @@ def summarize_report(report: Any) -> ValidationSummary:
         failed=[c.name for c in report.checks if not c.passed],
         seconds=float(report.seconds),
         validated_at=now(),
-        properties={k: report.properties[k] for k in SUMMARY_PROPERTIES if k in report.properties},
+        properties={
+            k: v for k, v in report.properties.to_dict().items() if k in SUMMARY_PROPERTIES
+        },
     )
 
 
@@ -210,16 +212,16 @@ def build_manifest(
         validation.properties["novelty"] = novelty
     return Manifest(
         id=env_id,
-        title=props.get("title") or report.class_name or env_id,
-        description=props.get("description") or "",
-        skill=props.get("skill"),
-        kind=props.get("kind") or "puzzle",
-        num_players=props.get("num_players") or 1,
-        max_turns=props["max_turns"],
+        title=props.title or report.class_name or env_id,
+        description=props.description or "",
+        skill=props.skill,
+        kind=props.kind or "puzzle",
+        num_players=props.num_players or 1,
+        max_turns=props.max_turns,
         class_name=report.class_name or "",
         sha256=sha256_of(program),
         created=created or now(),
-        first_observation=props.get("first_observation") or "",
+        first_observation=props.first_observation or "",
         provenance=Provenance.model_validate(provenance or {})
         if not isinstance(provenance, Provenance)
         else provenance,

@@ -260,7 +260,7 @@ class Registry:
         """
         program, report = check_program(source, report, config)
         sha = sha256_of(program)
-        first_obs = report.properties.get("first_observation")
+        first_obs = report.properties.first_observation
         if memory is None:
             existing = self._find_sha(sha)
             if existing is not None:
@@ -282,7 +282,7 @@ class Registry:
             env_id = self._write(
                 program, report, provenance, version_of, preferred_id, novelty, memory
             )
-            remember(memory, env_id, program, first_obs, report.properties.get("skill"))
+            remember(memory, env_id, program, first_obs, report.properties.skill)
         return Admitted(env_id, True, verdict)
 
     def _write(

@@ -1,52 +1,45 @@
 """The behavioural checks: each takes what earlier ones learned and returns a failure or None.
 
 Every message is one or two sentences for the designer model: what went wrong, on which seed
-or action, and what to change.
+or action, and what to change. What they learn and play is kept on the ``Context``
+(``context``), for the checks after them.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import statistics
-from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym import contract
-from spadegym.sandbox import ProgramInfo
-from spadegym.sandbox.pool import Worker
-from spadegym.validation.episodes import Episode, play
-
-PROBE_ACTIONS = ["\\boxed{1}", "\\boxed{test}", "\\boxed{42}", ""]
-"""Replies played where a program has no solution (SPADE's smoke test, plus an empty reply)."""
+from spadegym.errors import ProgramError
+from spadegym.validation.context import Context, first_difference, same_game, seed_name
+from spadegym.validation.episodes import Episode
+from spadegym.validation.leak import hint_leak
 
 TRIVIAL_REPLIES = {"an empty reply": "", "an empty \\boxed{}": "\\boxed{}"}
+
+FILLER_CHARS = 2000
+"""Length of the filler reply: plausible words, no answer."""
+
+FILLER_TURNS = 2
+"""Turns the filler reply is sent (a reward for length shows on the first)."""
 
 _WORDS = (
     "apple river stone seven blue quickly answer maybe yes no left right up down move "
     "take drop open close north south east west one two three"
 ).split()
 
-
-@dataclass
-class Context:
-    """What the behavioural checks share about one program under validation."""
-
-    worker: Worker
-    info: ProgramInfo
-    max_turns: int
-    config: Any
-    solved: list[Episode] = field(default_factory=list)
-    properties: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def two_player(self) -> bool:
-        """Whether the program is a two-player game."""
-        return self.info.num_players == 2
-
-    def episode_failure(self, episode: Episode) -> str:
-        """A sentence for an episode that hit a program error."""
-        return f"Seed {episode.seed}: {episode.error_during} failed: {episode.error}"
+_FILLER_WORDS = (
+    "let me think about this carefully the puzzle asks for a careful answer so i will "
+    "consider each clue in turn and check whether it fits what we already know about the "
+    "pieces here maybe the first idea was wrong but the second one looks promising because "
+    "it explains more of the pattern then again it might not hold for every case so i should "
+    "verify the reasoning once more before writing anything final overall this seems like "
+    "the most sensible approach given everything observed so far"
+).split()
 
 
 def random_words(seed: int, count: int = 6) -> str:
@@ -55,8 +48,22 @@ def random_words(seed: int, count: int = 6) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(count))
 
 
+@functools.lru_cache(maxsize=16)
+def filler_text(seed: int, chars: int = FILLER_CHARS) -> str:
+    """About ``chars`` characters of plausible sentences (seeded) with no answer in them."""
+    rng = random.Random(f"filler-{seed}")
+    sentences: list[str] = []
+    length = 0
+    while length < chars:
+        words = [rng.choice(_FILLER_WORDS) for _ in range(rng.randint(8, 16))]
+        sentence = " ".join(words).capitalize() + rng.choice([".", ".", ",", "?"])
+        sentences.append(sentence)
+        length += len(sentence) + 1
+    return " ".join(sentences)[:chars]
+
+
 def check_solvable(ctx: Context) -> str | None:
-    """``solution()`` wins every tested seed (and difficulty) within ``max_turns``."""
+    """``solution()`` wins every tested seed (large ones too) and difficulty within max_turns."""
     cfg = ctx.config
     if ctx.two_player:
         return None
@@ -66,18 +73,20 @@ def check_solvable(ctx: Context) -> str | None:
             "the list of replies that wins the current instance."
         )
     episodes = [Episode(seed=s, use_solution=True, label="seed") for s in range(cfg.seeds)]
+    episodes += [Episode(seed=s, use_solution=True, label="large") for s in ctx.large_seeds()]
     episodes += [
         Episode(seed=0, options={"difficulty": d}, use_solution=True, label="difficulty")
         for d in cfg.difficulties
     ]
-    play(ctx.worker, ctx.info, episodes, ctx.max_turns)
+    ctx.play(episodes, ctx.max_turns)
     ctx.solved = [e for e in episodes if e.label == "seed"]
+    ctx.large = [e for e in episodes if e.label == "large"]
     for episode in episodes:
-        where = f"Seed {episode.seed}" + (
+        where = seed_name(episode.seed) + (
             f" at difficulty {episode.options['difficulty']}" if episode.options else ""
         )
         if episode.error is not None:
-            return ctx.episode_failure(episode)
+            return f"{where}: {episode.error_during} failed: {episode.error}"
         if episode.solution and len(episode.solution) > ctx.max_turns:
             return (
                 f"{where}: solution() has {len(episode.solution)} replies but max_turns is "
@@ -93,70 +102,94 @@ def check_solvable(ctx: Context) -> str | None:
                 f"{where}: playing solution() ({episode.turns} replies) does not win: {how}. "
                 "solution() must return replies that win with reward 1.0 and terminated=True."
             )
-    lengths = [len(e.solution or []) for e in ctx.solved]
-    ctx.properties["solution_turns"] = lengths
+    ctx.facts["solution_turns"] = tuple(len(e.solution or []) for e in ctx.solved)
     return None
 
 
 def check_procedural(ctx: Context) -> str | None:
-    """Different seeds give different instances."""
+    """Different seeds give different instances, large seeds included."""
     seeds = list(range(ctx.config.seeds))
-    if ctx.solved:
-        views = {(e.first_observation, tuple(e.solution or ())) for e in ctx.solved}
+    if not ctx.solved:  # no solutions were played: compare first observations
+        small = [Episode(seed=s, actions=[]) for s in seeds]
+        ctx.large = [Episode(seed=s, actions=[], label="large") for s in ctx.large_seeds()]
+        ctx.play(small + ctx.large, 0)
+        for episode in small + ctx.large:
+            if episode.error is not None:
+                return ctx.episode_failure(episode)
     else:
-        episodes = [Episode(seed=s, actions=[]) for s in seeds]
-        play(ctx.worker, ctx.info, episodes, 0)
-        views = {e.first_observation for e in episodes}
+        small = ctx.solved
+
+    def view(episode: Episode) -> Any:
+        return (episode.first_observation, tuple(episode.solution or ()))
+
+    views = {view(e) for e in small}
     needed = min(3, len(seeds))
     if len(views) < needed:
         return (
             f"Seeds {seeds[0]}..{seeds[-1]} gave only {len(views)} distinct instance(s); build "
             "each instance from random.Random(seed) in reset() so seeds differ."
         )
+    large = [e.seed for e in ctx.large]
+    if len(large) >= 2 and len({view(e) for e in ctx.large}) == 1:
+        return (
+            f"Seeds {', '.join(map(str, large))} all gave the same instance: large seeds must "
+            "give different instances too (the trainer draws seeds up to 2**31). Use the whole "
+            "seed: random.Random(seed), not min(seed, ...) or a table indexed by it."
+        )
     return None
-
-
-def _transcript_key(episode: Episode) -> Any:
-    return (
-        episode.first_observation,
-        episode.first_info,
-        [row[:5] for row in episode.transcript],
-        None if episode.error is None else str(episode.error),
-    )
 
 
 def check_determinism(ctx: Context) -> str | None:
     """The same seed and actions give the same observations, rewards and infos."""
     cfg = ctx.config
+    seeds = list(range(cfg.determinism_seeds)) + ctx.large_seeds()[:1]
     runs = []
-    for seed in range(cfg.determinism_seeds):
-        solved = ctx.solved[seed] if seed < len(ctx.solved) else None
-        actions = list(solved.solution) if solved and solved.solution else list(PROBE_ACTIONS)
-        runs.append([Episode(seed=seed, actions=actions) for _ in range(cfg.determinism_runs)])
-    play(ctx.worker, ctx.info, [e for group in runs for e in group], ctx.max_turns)
+    for seed in seeds:
+        actions = ctx.actions_for(seed)
+        runs.append(
+            [
+                Episode(seed=seed, actions=actions, label="determinism")
+                for _ in range(cfg.determinism_runs)
+            ]
+        )
+    ctx.kept = [e for group in runs for e in group]
+    ctx.kept_generation = ctx.worker.generation
+    ctx.play(ctx.kept, ctx.max_turns, keep=True)  # the reset check resets them again
+    ctx.baselines = {group[0].seed: group[0] for group in runs}
     for group in runs:
-        first = _transcript_key(group[0])
         for other in group[1:]:
-            if _transcript_key(other) != first:
+            if not same_game(other, group[0]):
                 return (
-                    f"Seed {group[0].seed}: two runs with the same seed and actions differ. "
-                    "Take all randomness from random.Random(seed) made in reset(), keep no "
-                    "state between instances, and never use time, id() or set order."
+                    f"{seed_name(group[0].seed)}: two runs with the same seed and actions differ "
+                    f"({first_difference(other, group[0])}). Take all randomness from "
+                    "random.Random(seed) made in reset(), keep no state between instances, and "
+                    "never use time, id() or set order."
                 )
     return None
 
 
 def check_not_trivial(ctx: Context) -> str | None:
-    """Replies that carry no thought never win; one seed's solution does not win most others."""
+    """Replies that carry no thought never win, nor does one seed's solution on most others.
+
+    Filler text (long, plausible, without an answer) earns no positive reward at all.
+    """
     cfg = ctx.config
     seeds = list(range(cfg.trivial_seeds))
     if ctx.two_player:
         return _check_illegal_move_loses(ctx)
     episodes = []
     for seed in seeds:
-        replies = {**TRIVIAL_REPLIES, "random words": random_words(seed)}
+        replies = {
+            **TRIVIAL_REPLIES,
+            "random words": random_words(seed),
+            "filler text": filler_text(seed),
+        }
         for label, reply in replies.items():
-            episodes.append(Episode(seed=seed, repeat=reply, label=label))
+            if label == "filler text":
+                turns = min(FILLER_TURNS, ctx.max_turns)
+                episodes.append(Episode(seed=seed, actions=[reply] * turns, label=label))
+            else:
+                episodes.append(Episode(seed=seed, repeat=reply, label=label))
         if len(ctx.solved) > 1:
             donor = ctx.solved[(seed + 1) % len(ctx.solved)]
             if donor.seed != seed and donor.solution:
@@ -167,11 +200,20 @@ def check_not_trivial(ctx: Context) -> str | None:
                         label=f"the solution of seed {donor.seed}",
                     )
                 )
-    play(ctx.worker, ctx.info, episodes, ctx.max_turns)
+    ctx.play(episodes, ctx.max_turns)
+    ctx.trivial = {(e.seed, e.label): e for e in episodes}
     borrowed_wins = 0
     for episode in episodes:
         if episode.error is not None:
             continue  # robustness is judged by its own check
+        if episode.label == "filler text":
+            paid = next((row for row in episode.transcript if row[1] > 0), None)
+            if paid is not None:
+                return (
+                    f"Seed {episode.seed}: {FILLER_CHARS:,} characters of filler text with no "
+                    f"answer earned reward {paid[1]:g}. Reward only a correct answer, never the "
+                    "length or the words of a reply."
+                )
         if episode.won():
             if episode.label.startswith("the solution"):
                 borrowed_wins += 1
@@ -189,14 +231,20 @@ def check_not_trivial(ctx: Context) -> str | None:
     reacts = False
     if ctx.solved and first is not None and ctx.solved[0].transcript:
         reacts = ctx.solved[0].transcript[0][0] != first.transcript[0][0]
-    lengths = ctx.properties.get("solution_turns") or [0]
-    ctx.properties["multi_turn"] = bool(statistics.median(lengths) >= 2 and reacts)
+    lengths = ctx.facts.get("solution_turns") or [0]
+    ctx.facts["multi_turn"] = bool(statistics.median(lengths) >= 2 and reacts)
     return None
 
 
 def _check_illegal_move_loses(ctx: Context) -> str | None:
-    episodes = [Episode(seed=s, actions=[""]) for s in range(ctx.config.trivial_seeds)]
-    play(ctx.worker, ctx.info, episodes, 1)
+    seeds = range(ctx.config.trivial_seeds)
+    replies = {"an empty reply": "", "filler text": None}
+    episodes = [
+        Episode(seed=s, actions=[filler_text(s) if r is None else r], label=label)
+        for s in seeds
+        for label, r in replies.items()
+    ]
+    ctx.play(episodes, 1)
     for episode in episodes:
         if episode.error is not None:
             continue
@@ -206,16 +254,23 @@ def _check_illegal_move_loses(ctx: Context) -> str | None:
                 f"Seed {episode.seed}: reset() must put the player to act in info['player'] "
                 "(0 or 1) in a two-player game."
             )
+        outcome = episode.transcript[-1][4].get("outcome") if episode.transcript else None
+        if episode.label == "filler text":
+            reward = episode.transcript[-1][1] if episode.transcript else 0.0
+            if reward > 0 or (_is_outcome(outcome) and outcome[player] > 0):
+                return (
+                    f"Seed {episode.seed}: a move of {FILLER_CHARS:,} characters of filler text "
+                    "with no move in it earned the mover a positive reward; a reply without a "
+                    "legal move must lose."
+                )
+            continue
         if not episode.terminated:
             return (
                 f"Seed {episode.seed}: an empty reply did not end the game; an illegal move "
                 "must end it as a loss for the player who made it."
             )
-        outcome = episode.transcript[-1][4].get("outcome")
         if (
-            not isinstance(outcome, list)
-            or len(outcome) != 2
-            or not all(isinstance(x, int | float) for x in outcome)
+            not _is_outcome(outcome)
             or abs(outcome[0] + outcome[1]) > 1e-9
             or not outcome[player] < 0
         ):
@@ -223,8 +278,14 @@ def _check_illegal_move_loses(ctx: Context) -> str | None:
                 f"Seed {episode.seed}: after an illegal move info['outcome'] is {outcome!r}; "
                 "it must be [r0, r1] with r0 + r1 == 0 and a negative value for the mover."
             )
-    ctx.properties["multi_turn"] = True
+    ctx.facts["multi_turn"] = True
     return None
+
+
+def _is_outcome(value: Any) -> bool:
+    return (
+        isinstance(value, list) and len(value) == 2 and all(type(x) in (int, float) for x in value)
+    )
 
 
 _SENTENCE_END = re.compile(r"[.!?](\s|$)")
@@ -233,14 +294,20 @@ _SENTENCE_END = re.compile(r"[.!?](\s|$)")
 def check_hint(ctx: Context) -> str | None:
     """``hint()``: short, a few sentences, and it does not give the answer away."""
     if not ctx.info.has_hint:
-        ctx.properties["hint"] = None
+        ctx.facts["hint"] = None
         return None
-    seeds = range(min(3, ctx.config.seeds))
+    seeds = list(range(min(3, ctx.config.seeds)))
+    missing = [s for s in seeds if s not in ctx.hints]
+    if missing:  # the privileged check asks most of them; ask the rest here
+        episodes = [Episode(seed=s, actions=[], calls=("hint",)) for s in missing]
+        ctx.play(episodes, 0)
+        for episode in episodes:
+            ctx.hints[episode.seed] = episode.error or (episode.called or [None])[0]
     hints = []
     for seed in seeds:
         episode = ctx.solved[seed] if seed < len(ctx.solved) else None
-        hint = _hint_for(ctx, seed)
-        if isinstance(hint, Exception):
+        hint = ctx.hints[seed]
+        if isinstance(hint, ProgramError):
             return f"Seed {seed}: hint() failed: {hint}"
         hints.append(hint)
         if not hint.strip():
@@ -258,44 +325,5 @@ def check_hint(ctx: Context) -> str | None:
                 f"Seed {seed}: hint() contains {leak}, which gives the answer away; describe "
                 "the approach, not the moves."
             )
-    ctx.properties["hint"] = hints[0] if hints else None
-    return None
-
-
-def _hint_for(ctx: Context, seed: int) -> str | Exception:
-    from spadegym.errors import ProgramError
-
-    worker = ctx.worker
-    try:
-        instance = worker.new(ctx.info.program)
-        try:
-            worker.reset(instance, seed, None)
-            return worker.hint(instance)
-        finally:
-            worker.close_instance(instance)
-    except ProgramError as exc:
-        return exc
-
-
-_BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
-
-
-def _specific(answer: str) -> bool:
-    """Whether an answer is distinctive enough that seeing it in a hint is a leak."""
-    return len(answer) >= 3 and (any(c.isdigit() for c in answer) or len(answer) >= 6)
-
-
-def hint_leak(hint: str, solution: list[str] | None) -> str | None:
-    """The final answer (when distinctive) or a long solution reply, verbatim in the hint."""
-    if not solution:
-        return None
-    folded = " ".join(hint.lower().split())
-    for action in solution:
-        text = " ".join(action.lower().split())
-        if len(text) >= 8 and text in folded:
-            return f"the solution reply {text[:60]!r}"
-    answers = [" ".join(a.lower().split()) for action in solution for a in _BOXED.findall(action)]
-    final = answers[-1] if answers else ""
-    if _specific(final) and re.search(r"(?<!\w)" + re.escape(final) + r"(?!\w)", folded):
-        return f"the final answer {final[:60]!r}"
+    ctx.facts["hint"] = hints[0] if hints else None
     return None

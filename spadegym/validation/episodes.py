@@ -7,7 +7,9 @@ batch, so a check costs a few round trips rather than hundreds.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +25,10 @@ class Episode:
 
     Exactly one way of choosing actions: ``actions`` (played in order, the episode stops when
     they run out), ``repeat`` (the same reply every turn), or ``use_solution`` (the program's
-    own ``solution()`` for this instance, asked right after ``reset``).
+    own ``solution()`` for this instance, asked right after ``reset``). ``calls`` names more
+    privileged methods to call right after ``reset`` (after ``solution`` when it is used);
+    their values, or the ``ProgramError`` each raised, land in ``called`` in order. ``instance``
+    plays on an instance that already exists (the caller's to close) instead of a new one.
     """
 
     seed: int
@@ -41,6 +46,9 @@ class Episode:
     terminated: bool = False
     truncated: bool = False
     step_seconds: list[float] = field(default_factory=list)
+    calls: tuple[str, ...] = ()
+    called: list[Any] = field(default_factory=list)
+    instance: int | None = None
 
     @property
     def turns(self) -> int:
@@ -76,24 +84,47 @@ def _value(response: Any, what: str) -> Any:
     return _result(response, what)
 
 
-def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: int) -> None:
-    """Play ``episodes`` to their ends (or ``max_turns``), recording everything on them."""
+_CALL_CHECKS = {"solution": protocol.check_solution, "hint": protocol.check_hint}
+
+
+def play(
+    worker: Worker,
+    info: ProgramInfo,
+    episodes: list[Episode],
+    max_turns: int,
+    *,
+    exchange: Callable[[list[dict], float], list[Any]] | None = None,
+    keep: bool = False,
+) -> None:
+    """Play ``episodes`` to their ends (or ``max_turns``), recording everything on them.
+
+    Args:
+        worker: the worker holding the program.
+        info: the loaded program.
+        episodes: what to play; each records its results.
+        max_turns: steps per episode at most.
+        exchange: sends a batch of requests (with a timeout) and returns the answers; the
+            worker's own by default (the validator passes a timed one).
+        keep: leave the instances this call created open (their ids stay on the episodes).
+    """
     call_timeout = worker.config.call_timeout
     load_timeout = worker.config.load_timeout
-    answers = _exchange(worker, [{"op": "new", "p": info.program} for _ in episodes], load_timeout)
-    instances: list[int | None] = []
-    for episode, answer in zip(episodes, answers):
+    if exchange is None:
+        exchange = functools.partial(_exchange, worker)
+    created = [k for k, e in enumerate(episodes) if e.instance is None]
+    answers = exchange([{"op": "new", "p": info.program} for _ in created], load_timeout)
+    for k, answer in zip(created, answers):
         try:
-            instances.append(_value(answer, "new"))
+            episodes[k].instance = _value(answer, "new")
         except ProgramError as exc:
-            episode.error, episode.error_during = exc, "creating the environment"
-            instances.append(None)
+            episodes[k].error, episodes[k].error_during = exc, "creating the environment"
+    instances = [e.instance for e in episodes]
     live = [k for k, iid in enumerate(instances) if iid is not None]
     resets = [
         {"op": "reset", "i": instances[k], "seed": episodes[k].seed, "options": episodes[k].options}
         for k in live
     ]
-    for k, answer in zip(live, _exchange(worker, resets, call_timeout)):
+    for k, answer in zip(live, exchange(resets, call_timeout)):
         try:
             episodes[k].first_observation, episodes[k].first_info = _check(
                 _value(answer, "reset"), protocol.check_reset
@@ -101,13 +132,25 @@ def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: 
         except ProgramError as exc:
             episodes[k].error, episodes[k].error_during = exc, "reset()"
     live = [k for k in live if episodes[k].error is None]
-    wanting = [k for k in live if episodes[k].use_solution]
-    calls = [{"op": "call", "i": instances[k], "m": "solution"} for k in wanting]
-    for k, answer in zip(wanting, _exchange(worker, calls, call_timeout)):
+    wanting = [
+        (k, method)
+        for k in live
+        for method in ("solution",) * episodes[k].use_solution + episodes[k].calls
+    ]
+    calls = [{"op": "call", "i": instances[k], "m": method} for k, method in wanting]
+    for (k, method), answer in zip(wanting, exchange(calls, call_timeout)):
+        episode = episodes[k]
         try:
-            episodes[k].solution = _check(_value(answer, "solution"), protocol.check_solution)
+            value = _check(_value(answer, method), _CALL_CHECKS[method])
         except ProgramError as exc:
-            episodes[k].error, episodes[k].error_during = exc, "solution()"
+            value = exc
+        if episode.use_solution and method == "solution" and episode.solution is None:
+            if isinstance(value, ProgramError):  # without its solution the episode cannot go on
+                episode.error, episode.error_during = value, "solution()"
+            else:
+                episode.solution = value
+        else:
+            episode.called.append(value)
     live = [k for k in live if episodes[k].error is None]
     for _ in range(max_turns):
         batch = [(k, episodes[k].next_action()) for k in live]
@@ -115,8 +158,8 @@ def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: 
         if not batch:
             break
         started = time.perf_counter()
-        answers = _exchange(
-            worker, [{"op": "step", "i": instances[k], "a": a} for k, a in batch], call_timeout
+        answers = exchange(
+            [{"op": "step", "i": instances[k], "a": a} for k, a in batch], call_timeout
         )
         per_step = (time.perf_counter() - started) / len(batch)
         still = []
@@ -138,9 +181,11 @@ def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: 
             if not (terminated or truncated):
                 still.append(k)
         live = still
-    closes = [{"op": "close", "i": iid} for iid in instances if iid is not None]
+    if keep:
+        return
+    closes = [{"op": "close", "i": instances[k]} for k in created if instances[k] is not None]
     try:
-        _exchange(worker, closes, call_timeout)
+        exchange(closes, call_timeout)
     except (ProgramError, SandboxError):
         pass
 

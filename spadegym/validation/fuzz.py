@@ -15,9 +15,8 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from spadegym import compat
-from spadegym.sandbox import ProgramInfo
-from spadegym.sandbox.pool import Worker
-from spadegym.validation.episodes import Episode, play
+from spadegym.validation.context import Context
+from spadegym.validation.episodes import Episode
 
 # Examples are drawn as templates once per process (hypothesis's engine costs far more than a
 # validation's stepping) and filled with each program's own solution moves when played.
@@ -109,17 +108,22 @@ def draw_templates(examples: int, seed: int, max_len: int) -> tuple[tuple[int, t
     return tuple(drawn)
 
 
-def fuzz(
-    worker: Worker, info: ProgramInfo, moves: list[str], examples: int, seed: int, max_turns: int
-) -> str | None:
-    """Play random action sequences, all at once in lockstep; the first failure as a sentence."""
+def fuzz(ctx: Context) -> str | None:
+    """Play random action sequences, all at once in lockstep; the first failure as a sentence.
+
+    The near-solutions are made from the solution moves the ``solvable`` check played.
+    """
+    examples, max_turns = ctx.config.fuzz_examples, ctx.max_turns
     if examples <= 0:
         return None
+    moves = sorted({a for e in ctx.solved for a in (e.solution or [])})[:20]
     episodes = [
         Episode(seed=s, actions=[materialise(t, moves) for t in templates])
-        for s, templates in draw_templates(examples, seed, min(MAX_FUZZ_TURNS, max_turns))
+        for s, templates in draw_templates(
+            examples, ctx.config.fuzz_seed, min(MAX_FUZZ_TURNS, max_turns)
+        )
     ]
-    play(worker, info, episodes, max_turns)
+    ctx.play(episodes, max_turns)
     for episode in episodes:
         if episode.error is not None:
             return (

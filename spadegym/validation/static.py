@@ -108,3 +108,24 @@ def docstring_parts(cls: ast.ClassDef | None, doc: str | None = None) -> tuple[s
         return "", ""
     lines = text.strip().splitlines()
     return lines[0].strip(), "\n".join(line.strip() for line in lines[1:]).strip()
+
+
+def defined_names(tree: ast.Module, cls: ast.ClassDef) -> set[str]:
+    """Names ``cls`` defines in its body or inherits from classes of the same module."""
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    names: set[str] = set()
+    todo, seen = [cls], set()
+    while todo:
+        node = todo.pop()
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                names.add(item.name)
+            elif isinstance(item, ast.Assign):
+                names.update(t.id for t in item.targets if isinstance(t, ast.Name))
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                names.add(item.target.id)
+        todo += [classes[b.id] for b in node.bases if isinstance(b, ast.Name) and b.id in classes]
+    return names

@@ -84,7 +84,7 @@ def test_replayed_run_registers_exactly_the_valid_novel_ones(stores, tmp_path, c
     by_status = {c.status: c for c in report.candidates}
     assert "exact copy of spade/" in by_status["duplicate"].reason
     rejected = [c.reason.split(":")[0] for c in report.candidates if c.status == "rejected"]
-    assert sorted(rejected) == ["api", "extract", "policy", "policy", "syntax"]
+    assert sorted(rejected) == ["budget", "extract", "policy", "policy", "syntax"]
 
     balance = next(c for c in report.candidates if c.env_id == "spade/BalanceScale-v0")
     assert balance.repairs == 1 and balance.turns[0].report.failures[0].name == "policy"

@@ -105,3 +105,6 @@ def test_hint_problems():
     assert "the code" in hint_problem("Read self.code carefully.", solutions)
     tool = [['<tool_call>{"name": "audit", "arguments": {}}</tool_call>', "<answer>1234</answer>"]]
     assert "final answer '1234'" in hint_problem("The total is 1234.", tool)
+    assert "final answer '1234'" in hint_problem("The total is １２ ３４.", tool)
+    assert "final answer '42'" in hint_problem("Say 42.", [["<answer>42</answer>"]])
+    assert hint_problem("There are 142 ways.", [["<answer>42</answer>"]]) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from spadegym.designer.report import Candidate, GenerationReport, Turn
+from spadegym.validation.report import ProgramProperties
 
 REASON = (
     "solvable: playing solution() does not win seed 3 (outcome 0.0 after 4 turns); make "
@@ -13,7 +14,7 @@ REASON = (
 
 
 def test_the_table_shows_the_asked_and_the_programs_skill_and_whole_reasons():
-    own = SimpleNamespace(properties={"skill": "Spatial_Reasoning"})
+    own = SimpleNamespace(properties=ProgramProperties(skill="Spatial_Reasoning"))
     accepted = Candidate(0, "Mathematical_Reasoning", "puzzle", 3, "doc", "corpus")
     accepted.status, accepted.env_id = "accepted", "spade/IceMaze-v0"
     accepted.turns = [Turn("design", "c0000-t0", [], "reply", report=own)]

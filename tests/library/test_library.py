@@ -140,10 +140,7 @@ def library_memory(path: Path):
 def test_no_two_library_environments_are_duplicates(reports, tmp_path):
     pytest.importorskip("faiss")
     valid = {f: r for f, r in reports.items() if r.ok}
-    items = {
-        f"spade/{f}": (source_of(f), r.properties.get("first_observation"))
-        for f, r in valid.items()
-    }
+    items = {f"spade/{f}": (source_of(f), r.properties.first_observation) for f, r in valid.items()}
     duplicates = []
     with library_memory(tmp_path / "memory") as memory:
         memory.add_many([(env_id, src, obs) for env_id, (src, obs) in items.items()])

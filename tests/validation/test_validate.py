@@ -24,10 +24,12 @@ def test_lock_pick_is_valid_and_described():
     assert report.ok, report.feedback()
     assert [c.name for c in report.checks] == [n for n in CHECK_ORDER if n != "novelty"]
     props = report.properties
-    assert props["title"] == "Pick a combination lock by listening to the clicks."
-    assert props["skill"] == "Logical_Deduction" and props["max_turns"] == 8
-    assert props["kind"] == "puzzle" and props["multi_turn"] is False  # one guess wins
-    assert props["solution_turns"] == [1] * 5
+    assert props.title == "Pick a combination lock by listening to the clicks."
+    assert props.skill == "Logical_Deduction" and props.max_turns == 8
+    assert props.kind == "puzzle" and props.multi_turn is False  # one guess wins
+    assert props.solution_turns == (1,) * 5
+    assert props.hint == "Change one digit at a time and watch the count."
+    assert props.step_ms_max >= props.step_ms_median > 0 and props.peak_memory_mb > 0
     assert report.class_name == "LockPickEnv"
     json.loads(report.to_json())
 
@@ -182,6 +184,29 @@ def test_report_round_trips_through_json():
     report = validate(LOCK_PICK, FAST)
     again = ValidationReport.from_dict(json.loads(report.to_json()))
     assert again.ok == report.ok and again.checks == report.checks
+    assert again.properties == report.properties and again.class_name == "LockPickEnv"
+    assert json.loads(report.to_json())["properties"]["solution_turns"] == [1] * 5
+
+
+def test_properties_are_typed_frozen_and_read_older_dicts():
+    import dataclasses
+    from pathlib import Path
+
+    from spadegym.validation import Novelty, ProgramProperties
+
+    props = ProgramProperties(title="T", max_turns=3, solution_turns=(2, 2))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        props.title = "U"
+    assert props.to_dict() == {"title": "T", "max_turns": 3, "solution_turns": [2, 2]}
+    old = {"multi_turn": True, "novelty": {"nearest_id": "spade/X-v0", "similarity": 0.5}}
+    assert ProgramProperties.from_dict({**old, "retired_fact": 1}) == ProgramProperties(
+        multi_turn=True, novelty=Novelty("spade/X-v0", 0.5)
+    )
+    manifests = sorted((Path(__file__).parents[2] / "registry").glob("*/manifest.json"))
+    assert manifests
+    for path in manifests:  # what the shipped manifests hold reads back unchanged
+        stored = json.loads(path.read_text(encoding="utf-8"))["validation"]["properties"]
+        assert ProgramProperties.from_dict(stored).to_dict() == stored, path
 
 
 def test_validate_many_keeps_order():
