@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym.errors import ProgramError, SandboxError
-from spadegym.sandbox import ProgramInfo, protocol
-from spadegym.sandbox.client import _check, _result
-from spadegym.sandbox.pool import Worker
+from spadegym.sandbox import ProgramInfo, Worker, answer_value, protocol
 
 
 @dataclass
@@ -66,46 +64,31 @@ class Episode:
         return actions[self.turns] if actions is not None and self.turns < len(actions) else None
 
 
-def _exchange(worker: Worker, requests: list[dict], timeout: float) -> list[Any]:
-    return worker._exchange(requests, timeout) if requests else []
-
-
-def _value(response: Any, what: str) -> Any:
-    if isinstance(response, ProgramError):
-        raise response
-    return _result(response, what)
-
-
 def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: int) -> None:
     """Play ``episodes`` to their ends (or ``max_turns``), recording everything on them."""
-    call_timeout = worker.config.call_timeout
-    load_timeout = worker.config.load_timeout
-    answers = _exchange(worker, [{"op": "new", "p": info.program} for _ in episodes], load_timeout)
+    creates = [protocol.new_request(info.program) for _ in episodes]
     instances: list[int | None] = []
-    for episode, answer in zip(episodes, answers):
+    for episode, request, answer in zip(episodes, creates, worker.exchange(creates)):
         try:
-            instances.append(_value(answer, "new"))
+            instances.append(answer_value(request, answer))
         except ProgramError as exc:
             episode.error, episode.error_during = exc, "creating the environment"
             instances.append(None)
     live = [k for k, iid in enumerate(instances) if iid is not None]
     resets = [
-        {"op": "reset", "i": instances[k], "seed": episodes[k].seed, "options": episodes[k].options}
-        for k in live
+        protocol.reset_request(instances[k], episodes[k].seed, episodes[k].options) for k in live
     ]
-    for k, answer in zip(live, _exchange(worker, resets, call_timeout)):
+    for k, request, answer in zip(live, resets, worker.exchange(resets)):
         try:
-            episodes[k].first_observation, episodes[k].first_info = _check(
-                _value(answer, "reset"), protocol.check_reset
-            )
+            episodes[k].first_observation, episodes[k].first_info = answer_value(request, answer)
         except ProgramError as exc:
             episodes[k].error, episodes[k].error_during = exc, "reset()"
     live = [k for k in live if episodes[k].error is None]
     wanting = [k for k in live if episodes[k].use_solution]
-    calls = [{"op": "call", "i": instances[k], "m": "solution"} for k in wanting]
-    for k, answer in zip(wanting, _exchange(worker, calls, call_timeout)):
+    calls = [protocol.solution_request(instances[k]) for k in wanting]
+    for k, request, answer in zip(wanting, calls, worker.exchange(calls)):
         try:
-            episodes[k].solution = _check(_value(answer, "solution"), protocol.check_solution)
+            episodes[k].solution = answer_value(request, answer)
         except ProgramError as exc:
             episodes[k].error, episodes[k].error_during = exc, "solution()"
     live = [k for k in live if episodes[k].error is None]
@@ -114,33 +97,44 @@ def play(worker: Worker, info: ProgramInfo, episodes: list[Episode], max_turns: 
         batch = [(k, action) for k, action in batch if action is not None]
         if not batch:
             break
+        steps: list[dict | ProgramError] = []
+        for k, action in batch:
+            try:
+                steps.append(protocol.step_request(instances[k], action))
+            except ProgramError as exc:  # an action longer than the contract allows
+                steps.append(exc)
+        sent = [request for request in steps if not isinstance(request, ProgramError)]
         started = time.perf_counter()
-        answers = _exchange(
-            worker, [{"op": "step", "i": instances[k], "a": a} for k, a in batch], call_timeout
-        )
+        answers = iter(worker.exchange(sent))
         per_step = (time.perf_counter() - started) / len(batch)
         still = []
-        for (k, action), answer in zip(batch, answers):
+        for (k, action), request in zip(batch, steps):
             episode = episodes[k]
             episode.step_seconds.append(per_step)
             try:
-                obs, reward, terminated, truncated, step_info = _check(
-                    _value(answer, "step"), protocol.check_step
-                )
+                if isinstance(request, ProgramError):
+                    raise request
+                result = answer_value(request, next(answers))
             except ProgramError as exc:
                 episode.error = exc
                 episode.error_during = (
                     f"step() on turn {episode.turns + 1} with action {_show(action)}"
                 )
                 continue
-            episode.transcript.append([obs, reward, terminated, truncated, step_info, action])
+            obs, reward, terminated, truncated = (
+                result.observation,
+                result.reward,
+                result.terminated,
+                result.truncated,
+            )
+            episode.transcript.append([obs, reward, terminated, truncated, result.info, action])
             episode.terminated, episode.truncated = terminated, truncated
             if not (terminated or truncated):
                 still.append(k)
         live = still
-    closes = [{"op": "close", "i": iid} for iid in instances if iid is not None]
+    closes = [protocol.close_request(iid) for iid in instances if iid is not None]
     try:
-        _exchange(worker, closes, call_timeout)
+        worker.exchange(closes)
     except (ProgramError, SandboxError):
         pass
 
