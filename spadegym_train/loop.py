@@ -68,7 +68,7 @@ def episode_seed(run_seed: int, iteration: int, env_key: str, play: int) -> int:
 def describe(sandbox: SandboxPool, env: LibraryEnv) -> PoolEnv | None:
     """A registry environment as a pool entry (``None`` if it no longer loads)."""
     try:
-        info = sandbox.workers[0].load_cached(env.source, env.env_id)
+        info = sandbox.describe(env.source, env.env_id)
     except ProgramError:
         return None
     return PoolEnv(
