@@ -118,12 +118,15 @@ def _checked(checker: Any) -> Any:
     return read
 
 
+_check_reset = _checked(protocol.check_reset)
+_check_step = _checked(protocol.check_step)
+
 _READERS = {
     "ping": lambda value: value,
     "load": ProgramInfo.from_wire,
     "new": _id_value,
-    "reset": lambda value: tuple(_checked(protocol.check_reset)(value)),
-    "step": lambda value: StepResult(*_checked(protocol.check_step)(value)),
+    "reset": lambda value: tuple(_check_reset(value)),
+    "step": lambda value: StepResult(*_check_step(value)),
     "solution": _checked(protocol.check_solution),
     "hint": _checked(protocol.check_hint),
     "close": lambda value: None,

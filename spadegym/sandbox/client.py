@@ -41,7 +41,10 @@ from spadegym.sandbox.launch import worker_environment
 from spadegym.sandbox.operations import InProcessWorker, Operations
 
 SPIN_SECONDS = 50e-6
-"""How long the host polls a worker's pipe without sleeping before it waits in poll()."""
+"""How long the host polls a worker's pipe without sleeping before it waits in poll() (only
+while fewer workers compute than there are cores: spinning would take a core from them)."""
+
+CORES = os.cpu_count() or 1
 
 
 class SandboxWorker(Operations):
@@ -224,11 +227,11 @@ class SandboxWorker(Operations):
 
     # -- frames -------------------------------------------------------------------------------
 
-    def _read_frame(self, deadline: float) -> Any:
+    def _read_frame(self, deadline: float, spin: bool = True) -> Any:
         """Read one frame before ``deadline``; ``None`` on timeout, EOF or a bad frame."""
         fd = self._proc.stdout.fileno()
         need = None
-        spin_until = None
+        spin_until = None if spin else 0.0
         while True:
             if need is None and len(self._buf) >= 4:
                 (need,) = protocol.HEADER.unpack_from(self._buf)
@@ -313,12 +316,21 @@ class SandboxWorker(Operations):
                 return [self._failure(requests[0], writing=True)] * len(requests)
         return None
 
-    def receive(self, requests: Sequence[dict]) -> list[Answer]:
-        """Read one answer per request; after a hard failure the rest come back as lost."""
+    def receive(self, requests: Sequence[dict], spin: bool = True) -> list[Answer]:
+        """Read one answer per request; after a hard failure the rest come back as lost.
+
+        Args:
+            requests: the requests sent, in order.
+            spin: poll the pipe briefly before sleeping (for one worker on a spare core).
+        """
         answers: list[Answer] = []
+        limits: dict[str, float] = {}
         for request in requests:
-            limit = self.config.deadline(request.get("op")) + self.config.kill_grace
-            frame = self._read_frame(time.monotonic() + limit)
+            op = request.get("op")
+            limit = limits.get(op)
+            if limit is None:
+                limit = limits[op] = self.config.deadline(op) + self.config.kill_grace
+            frame = self._read_frame(time.monotonic() + limit, spin)
             answer = envelope(frame) if frame is not None else None
             if answer is None:
                 if frame is not None:
@@ -415,7 +427,7 @@ def exchange_many(items: Sequence[tuple[Worker, dict]]) -> list[Answer]:
         if failed is not None:
             replies = failed
         elif isinstance(worker, SandboxWorker):
-            replies = worker.receive(requests)
+            replies = worker.receive(requests, spin=len(sent) < CORES)
         else:
             replies = worker.exchange(requests)
         for position, reply in zip(positions, replies, strict=True):

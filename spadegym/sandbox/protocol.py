@@ -48,13 +48,16 @@ def decode(body: bytes) -> Any:
             deeply for the parser (a ``RecursionError`` is reported as a ``ValueError``).
     """
     try:
-        return json.loads(body.decode("utf-8", "surrogatepass"), parse_constant=_refuse_constant)
+        return _decoder.decode(body.decode("utf-8", "surrogatepass"))
     except RecursionError:
         raise ValueError("a frame nested too deeply to parse") from None
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name} in a frame")
+
+
+_decoder = json.JSONDecoder(parse_constant=_refuse_constant)  # one, not one per frame
 
 
 # -- requests (built by the host) ------------------------------------------------------------
@@ -156,23 +159,10 @@ class ContractViolation(Exception):
     """A value a program returned breaks the contract; the message is for the designer."""
 
 
-class _Budget:
-    """What is left of a size cap while a value is walked (a lower bound of its JSON size)."""
-
-    __slots__ = ("left", "limit", "where")
-
-    def __init__(self, limit: int, where: str):
-        self.left = limit
-        self.limit = limit
-        self.where = where
-
-    def spend(self, amount: int) -> None:
-        self.left -= amount
-        if self.left < 0:
-            raise ContractViolation(
-                f"{self.where} is larger than {self.limit} bytes as JSON; the limit is "
-                f"{self.limit}."
-            )
+def _over(where: str, budget: list[int]) -> None:
+    raise ContractViolation(
+        f"{where} is larger than {budget[1]} bytes as JSON; the limit is {budget[1]}."
+    )
 
 
 def plain_json(value: Any, where: str, depth: int = 0, limit: int | None = None) -> Any:
@@ -189,35 +179,46 @@ def plain_json(value: Any, where: str, depth: int = 0, limit: int | None = None)
     Raises:
         ContractViolation: with a sentence naming the offending value.
     """
-    budget = _Budget(limit, where) if limit is not None else None
+    budget = [limit, limit] if limit is not None else None  # [left, limit]
     return _plain(value, where, depth, budget)
 
 
-def _plain(value: Any, where: str, depth: int, budget: _Budget | None) -> Any:
+def _plain(value: Any, where: str, depth: int, budget: list[int] | None) -> Any:
+    # The budget is a lower bound of the JSON size spent so far (scalars count one byte).
     if depth > MAX_JSON_DEPTH:
         raise ContractViolation(f"{where} is nested more than {MAX_JSON_DEPTH} levels deep.")
     kind = type(value)
     if value is None or kind is bool or kind is int:
         if budget is not None:
-            budget.spend(1)
+            budget[0] -= 1
+            if budget[0] < 0:
+                _over(where, budget)
         return value
     if kind is str:
         if budget is not None:
-            budget.spend(len(value) + 2)
+            budget[0] -= len(value) + 2
+            if budget[0] < 0:
+                _over(where, budget)
         return value
     if kind is float:
         if not math.isfinite(value):
             raise ContractViolation(f"{where} holds a non-finite number ({value}).")
         if budget is not None:
-            budget.spend(1)
+            budget[0] -= 1
+            if budget[0] < 0:
+                _over(where, budget)
         return value
     if kind is list or kind is tuple:
         if budget is not None:
-            budget.spend(2 + max(0, len(value) - 1))  # brackets and commas
+            budget[0] -= 2 + max(0, len(value) - 1)  # brackets and commas
+            if budget[0] < 0:
+                _over(where, budget)
         return [_plain(item, where, depth + 1, budget) for item in value]
     if kind is dict:
         if budget is not None:
-            budget.spend(1 + 2 * len(value) if value else 2)  # braces, colons, commas
+            budget[0] -= 1 + 2 * len(value) if value else 2  # braces, colons, commas
+            if budget[0] < 0:
+                _over(where, budget)
         out = {}
         for key, item in value.items():
             if type(key) is not str:
@@ -225,7 +226,9 @@ def _plain(value: Any, where: str, depth: int, budget: _Budget | None) -> Any:
                     f"{where} has a key of type {type(key).__name__}; keys must be strings."
                 )
             if budget is not None:
-                budget.spend(len(key) + 2)
+                budget[0] -= len(key) + 2
+                if budget[0] < 0:
+                    _over(where, budget)
             out[key] = _plain(item, where, depth + 1, budget)
         return out
     raise ContractViolation(
