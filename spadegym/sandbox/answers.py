@@ -108,6 +108,12 @@ def _id_value(value: Any) -> int:
     return value
 
 
+def _pong(value: Any) -> str:
+    if value != "pong":
+        raise ProgramError("the worker sent a malformed answer to ping.", "crash")
+    return value
+
+
 def _checked(checker: Any) -> Any:
     def read(value: Any) -> Any:
         try:
@@ -122,7 +128,7 @@ _check_reset = _checked(protocol.check_reset)
 _check_step = _checked(protocol.check_step)
 
 _READERS = {
-    "ping": lambda value: value,
+    "ping": _pong,
     "load": ProgramInfo.from_wire,
     "new": _id_value,
     "reset": lambda value: tuple(_check_reset(value)),

@@ -81,12 +81,29 @@ def test_a_lying_worker_is_a_program_error(broken, name):
         worker.close()
 
 
-def test_a_malformed_load_answer_is_a_program_error(broken):
-    broken(raw(b'{"ok": true, "v": {"program": "one", "class": 3}}'))
+@pytest.mark.parametrize(
+    "body, call, message",
+    [
+        (b'{"ok": true, "v": {"program": "one", "class": 3}}', "load", "malformed answer to load"),
+        (b'{"ok": true, "v": "one"}', "new", "malformed instance id"),
+        (b'{"ok": true, "v": ["pong"]}', "ping", "malformed answer to ping"),
+        (b'{"ok": true, "v": ["x", 0.5, false]}', "step", "must return a 5-tuple"),
+        (b'{"ok": false, "kind": "lost", "msg": "' + b"y" * 5000 + b'"}', "ping", "y" * 2000),
+    ],
+)
+def test_a_well_formed_lie_is_a_program_error(broken, body, call, message):
+    broken(raw(body))
     worker = SandboxWorker(FAST)
+    calls = {
+        "load": lambda: worker.load(make_program("return 'x', 0.0, False, False, {}")),
+        "new": lambda: worker.new(1),
+        "ping": worker.ping,
+        "step": lambda: worker.step(1, "a"),
+    }
     try:
-        with pytest.raises(ProgramError, match="malformed answer to load"):
-            worker.load(make_program("return 'x', 0.0, False, False, {}"))
+        with pytest.raises(ProgramError) as caught:
+            calls[call]()
+        assert message in str(caught.value) and len(str(caught.value)) <= 2003
     finally:
         worker.close()
 
