@@ -121,6 +121,8 @@ class Runtime:
             self._arm(seconds)
             try:
                 return self._dispatch(op, request)
+            except Exception as exc:  # a bug of ours, or program code reaching our code
+                return _fail("protocol", f"the worker failed on {op!r} ({type(exc).__name__})")
             except Deadline:
                 # Past the deadline outside a call's own handling (a finalizer, cleanup).
                 if type(request.get("i")) is int and request["i"] in self.instances:
