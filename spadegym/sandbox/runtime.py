@@ -23,7 +23,6 @@ through shared classes or read each other's state, since no other program is the
 from __future__ import annotations
 
 import gc
-import hashlib
 import signal
 import threading
 import traceback
@@ -82,7 +81,7 @@ class Runtime:
         self.instances: dict[int, Any] = {}
         self.broken: dict[int, str] = {}
         self.files: dict[int, str] = {}  # program or instance id -> the program's filename
-        self.program_digest: str | None = None  # the one program a worker process serves
+        self.program_source: str | None = None  # the one program a worker process serves
         self.next_id = 1
         self.armed = False
         self.use_alarm = threading.current_thread() is threading.main_thread()
@@ -168,8 +167,8 @@ class Runtime:
 
         if type(source) is not str or type(filename) is not str:
             return _fail("protocol", "source and filename must be str")
-        digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
-        if self.process and self.program_digest not in (None, digest):
+        # The text itself identifies the program (hashlib would cost the worker's start time).
+        if self.process and self.program_source not in (None, source):
             return _fail(
                 "protocol",
                 "this worker already serves another program; a worker process holds one "
@@ -191,7 +190,7 @@ class Runtime:
         except BaseException as exc:  # the program's own failure, reported as data
             return _fail("exception", _describe(exc, filename, "loading the module"))
         if self.process:
-            self.program_digest = digest
+            self.program_source = source
         pid = self._id()
         self.programs[pid] = cls
         self.files[pid] = filename
