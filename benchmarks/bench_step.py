@@ -3,8 +3,9 @@
 Prints JSON lines:
   {"bench": "step_round_trip", "isolated_us": median, "in_process_policy_us": ..., "plain_us": ...,
    "ratio_isolated_to_plain": ...}
+  {"bench": "worker_start", "median_ms": ..., "min_ms": ...}  (a worker isolated and ready)
   {"bench": "batch_throughput", "instances": 64, "workers": W, "steps_per_s": ...}
-Target (issue 2): isolated median <= 100 us on 2 cores.
+Target (issues 2 and 13): isolated median <= 100 us on 2 cores.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--starts", type=int, default=15)
     args = parser.parse_args()
 
     plain = median_us(plain_step(), args.steps)
@@ -67,6 +69,24 @@ def main() -> None:
                 "plain_us": round(plain, 2),
                 "ratio_isolated_to_plain": round(isolated / plain, 1),
                 "target_isolated_us": 100,
+            }
+        )
+    )
+
+    starts = []
+    for _ in range(args.starts):
+        worker = SandboxWorker()
+        started = time.perf_counter()
+        worker.start()
+        starts.append(time.perf_counter() - started)
+        worker.kill()
+    print(
+        json.dumps(
+            {
+                "bench": "worker_start",
+                "starts": args.starts,
+                "median_ms": round(statistics.median(starts) * 1000, 1),
+                "min_ms": round(min(starts) * 1000, 1),
             }
         )
     )

@@ -11,8 +11,7 @@ from gymnasium import spaces
 
 from spadegym import contract, text_memory
 from spadegym.errors import ProgramError, SpadegymError
-from spadegym.sandbox import EnvHandle, SandboxConfig, make_worker
-from spadegym.sandbox.pool import SandboxPool
+from spadegym.sandbox import EnvHandle, Pool, SandboxConfig, make_worker
 
 SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
 """Characters that ``PrintableText.sample`` draws from."""
@@ -107,7 +106,8 @@ def action_space() -> PrintableText:
 class ProgramEnv(gymnasium.Env):
     """A Gymnasium environment backed by an environment program (see CONTRACT.md).
 
-    The program runs in an isolated worker process unless ``isolation="none"``. Observations and
+    The program runs in an isolated worker process unless ``isolation="none"`` (which runs it
+    in this process with no security at all: trusted programs only). Observations and
     actions are text. The episode is truncated after ``max_turns`` steps; when it ends, ``info``
     carries ``episode_outcome`` (the last reward if terminated, else 0.0; for two-player games
     the program's ``[r0, r1]``) and ``episode_turns``.
@@ -116,12 +116,15 @@ class ProgramEnv(gymnasium.Env):
         source: the program text (or give ``path``).
         path: a file holding the program.
         max_turns: override the program's ``max_turns``.
-        isolation: ``"process"`` (default) or ``"none"`` (trusted programs only).
+        isolation: ``"process"`` (default) or ``"none"`` (trusted programs only: no security).
         sandbox: a ``SandboxConfig`` for the worker (its ``isolation`` is overridden by the
             ``isolation`` argument when that is given).
-        pool: share the workers of a ``SandboxPool`` instead of starting a dedicated one.
+        pool: share the workers of a pool (``spadegym.sandbox.Pool``: a ``SandboxPool`` or a
+            ``RaySandboxPool``) instead of starting a dedicated one.
         on_error: ``"raise"`` raises ``ProgramError`` when the program fails;
-            ``"terminate"`` ends the episode instead, with reward 0.0 and ``info["error"]``.
+            ``"terminate"`` ends the episode instead, with reward 0.0 and ``info["error"]``
+            (a failed ``reset`` returns the failure as its observation, with
+            ``info["error"]``, and the next ``step`` ends the episode).
         render_mode: ``"ansi"`` returns the last observation from ``render()``.
         difficulty: the default difficulty (1..5) of ``reset``: every reset whose options
             name none plays ``options={"difficulty": difficulty}``
@@ -141,7 +144,7 @@ class ProgramEnv(gymnasium.Env):
         max_turns: int | None = None,
         isolation: str | None = None,
         sandbox: SandboxConfig | None = None,
-        pool: SandboxPool | None = None,
+        pool: Pool | None = None,
         on_error: str = "raise",
         render_mode: str | None = None,
         difficulty: int | None = None,
@@ -194,6 +197,7 @@ class ProgramEnv(gymnasium.Env):
         self.action_space = action_space()
         self._turn = 0
         self._done = True
+        self._failed: dict | None = None
         self._last_obs = ""
 
     @property
@@ -209,8 +213,16 @@ class ProgramEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))
-        obs, info = self._handle.reset(seed, with_difficulty(options, self.difficulty))
         self._turn = 0
+        self._failed = None
+        try:
+            obs, info = self._handle.reset(seed, with_difficulty(options, self.difficulty))
+        except ProgramError as exc:
+            if self.on_error == "raise":
+                self._done = True
+                raise
+            self._failed = {"kind": exc.kind, "message": str(exc)}
+            obs, info = f"The environment failed to reset: {exc}", {"error": self._failed}
         self._done = False
         self._last_obs = obs
         return obs, info
@@ -222,6 +234,8 @@ class ProgramEnv(gymnasium.Env):
         if not isinstance(action, str):
             raise SpadegymError(f"actions are str replies; got {type(action).__name__}.")
         try:
+            if self._failed is not None:  # the reset failed (on_error="terminate")
+                raise ProgramError(self._failed["message"], self._failed["kind"])
             result = self._handle.step(action)
             obs, reward, terminated, truncated, info = (
                 result.observation,
@@ -248,12 +262,22 @@ class ProgramEnv(gymnasium.Env):
         return obs, reward, terminated, truncated, info
 
     def hint(self) -> str | None:
-        """The program's privileged hint for the current instance, or None if it has none."""
-        return self._handle.hint() if self.program_info.has_hint else None
+        """The program's privileged hint for the current instance, or None if it has none.
+
+        None too after a reset that failed under ``on_error="terminate"``.
+        """
+        if not self.program_info.has_hint or self._failed is not None:
+            return None
+        return self._handle.hint()
 
     def solution(self) -> list[str] | None:
-        """The program's winning replies for the current instance, or None if it has none."""
-        return self._handle.solution() if self.program_info.has_solution else None
+        """The program's winning replies for the current instance, or None if it has none.
+
+        None too after a reset that failed under ``on_error="terminate"``.
+        """
+        if not self.program_info.has_solution or self._failed is not None:
+            return None
+        return self._handle.solution()
 
     def render(self) -> str | None:
         """The last observation, for ``render_mode="ansi"``."""

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from spadegym.env import episode_outcome
-from spadegym.errors import ProgramError, SpadegymError
-from spadegym.sandbox import EnvHandle, SandboxConfig, SandboxPool
+from spadegym.errors import ProgramError, SandboxError, SpadegymError
+from spadegym.sandbox import Handle, Pool, SandboxConfig, SandboxPool
 
 __all__ = ["EnvBatch", "resolve_program"]
 
@@ -59,7 +59,7 @@ def resolve_program(item: str) -> tuple[str, str]:
 @dataclass
 class _Slot:
     label: str
-    handle: EnvHandle | None
+    handle: Handle | None
     max_turns: int
     two_player: bool
     rng: random.Random
@@ -74,9 +74,11 @@ class EnvBatch:
     Args:
         envs: registered ids (``spade/X-v0`` or ``X-v0``) or program texts, one per instance;
             repeat an id to get several instances of it.
-        pool: share an existing ``SandboxPool`` (it stays open after ``close``).
-        num_workers: workers of the pool made when ``pool`` is None (default: one per core,
-            at most one per instance).
+        pool: share an existing pool (``spadegym.sandbox.Pool``; it stays open after
+            ``close``).
+        num_workers: the ``size`` of the ``SandboxPool`` made when ``pool`` is None (default:
+            one per core, at most one per instance). Each program gets a worker of its own,
+            so a batch of more programs than this runs more worker processes.
         seed: seeds every episode: instance ``k``'s episodes take their seeds from a generator
             seeded with ``(seed, k)``; None draws fresh seeds.
         sandbox: the ``SandboxConfig`` of a pool made here.
@@ -89,7 +91,7 @@ class EnvBatch:
         self,
         envs: Sequence[str],
         *,
-        pool: SandboxPool | None = None,
+        pool: Pool | None = None,
         num_workers: int | None = None,
         seed: int | None = None,
         sandbox: SandboxConfig | None = None,
@@ -103,15 +105,22 @@ class EnvBatch:
         self.options = options
         self._own_pool = pool is None
         size = num_workers or min(len(resolved), os.cpu_count() or 1)
-        self.pool = pool if pool is not None else SandboxPool(size, sandbox)
+        self.pool: Pool = pool if pool is not None else SandboxPool(size, sandbox)
         self.ids = [label for label, _ in resolved]
         self._slots: list[_Slot] = []
         try:
-            for k, (label, source) in enumerate(resolved):
-                handle = self.pool.open(source, label)
+            # The programs' workers start and load side by side.
+            opened = self.pool.open_many([(source, label) for label, source in resolved])
+            failures = [h for h in opened if isinstance(h, ProgramError)]
+            for k, ((label, _), handle) in enumerate(zip(resolved, opened, strict=True)):
+                if isinstance(handle, ProgramError):
+                    continue
                 info = handle.info
                 rng = random.Random(f"{seed}/{k}") if seed is not None else random.Random()
                 self._slots.append(_Slot(label, handle, info.max_turns, info.num_players == 2, rng))
+            if failures:  # a sandbox failure (no worker, a missing layer) stays one
+                first = failures[0]
+                raise SandboxError(str(first)) if first.kind == "sandbox" else first
         except BaseException:
             self.close()
             raise

@@ -1,13 +1,14 @@
 """Batched stepping on a Ray cluster: ``RaySandboxPool`` and ``RayEnvBatch``.
 
-``RaySandboxPool`` offers ``SandboxPool``'s interface (``open``, ``step_batch``, ``release``,
-handles with ``reset``/``step``/``hint``/``solution``) over Ray actors. Each actor is one
-process that owns its own ``SandboxPool``, so the sandbox's isolation holds on every node
-exactly as it does locally. ``RayEnvBatch`` is ``EnvBatch`` over such a pool: the batch's
-logic (seeds, turn counts, autoreset) stays on the driver, so its results equal the local
-batch's for the same seeds and actions; ``step`` sends each actor its share of the actions in
-one call and gathers the answers concurrently. The trainer plays its episodes through the same
-pool (``spadegym_train``'s ``executor: ray``).
+``RaySandboxPool`` implements the sandbox's ``Pool`` protocol (``describe``, ``open``,
+``reset_batch``, ``step_batch``, ``release``, handles with ``reset``/``step``/``hint``/
+``solution``) over Ray actors. Each actor is one process that owns its own ``SandboxPool``
+(one program per worker process, quarantine of stuck programs), so the sandbox's isolation
+holds on every node exactly as it does locally. ``RayEnvBatch`` is ``EnvBatch`` over such a
+pool: the batch's logic (seeds, turn counts, autoreset) stays on the driver, so its results
+equal the local batch's for the same seeds and actions; ``step`` sends each actor its share of
+the actions in one call and gathers the answers concurrently. The trainer plays its episodes
+through the same pool (``spadegym_train``'s ``executor: ray``).
 
 Where programs come from: the driver always has each program's text (``EnvBatch`` reads
 registered ids from the registry). An actor first looks the id up in the registry roots of its
@@ -35,7 +36,7 @@ from typing import Any
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.executors import init_ray
 from spadegym.sandbox import ProgramInfo, SandboxConfig, SandboxPool, StepResult
-from spadegym.sandbox.pool import as_value, per_worker
+from spadegym.sandbox.handle import as_value, per_worker
 from spadegym.vector import EnvBatch
 
 __all__ = ["RayEnvBatch", "RaySandboxPool", "RemoteEnvHandle"]
@@ -109,7 +110,7 @@ class _ShardActor:
 
     def load(self, label: str, digest: str, shipped: list[Any]) -> ProgramInfo | _Failure:
         try:
-            return self.pool.workers[0].load_cached(self._source(label, digest, shipped), label)
+            return self.pool.describe(self._source(label, digest, shipped), label)
         except ProgramError as exc:
             return _Failure(str(exc), exc.kind)
         except SandboxError as exc:
@@ -149,9 +150,8 @@ def _lost(label: str, why: str) -> ProgramError:
 class _Shard:
     """The driver's side of one actor; a fresh actor takes its place when it dies.
 
-    It plays the part of a sandbox worker for ``EnvBatch`` (which groups instances by worker)
-    and for the trainer (which loads programs through ``pool.workers[0]``): ``generation``
-    counts replacements, and an instance made under an older generation is lost.
+    Handles hold it as their ``worker``: ``generation`` counts replacements, and an instance
+    made under an older generation is lost.
     """
 
     def __init__(self, pool: RaySandboxPool):
@@ -274,8 +274,8 @@ class RemoteEnvHandle:
         self.generation = -1
 
 
-class RaySandboxPool(SandboxPool):
-    """``SandboxPool``'s interface over Ray actors, each owning a local ``SandboxPool``.
+class RaySandboxPool:
+    """The ``Pool`` protocol over Ray actors, each owning a local ``SandboxPool``.
 
     Args:
         num_actors: actors to start (default: the cluster's CPUs, at most 8). Instances go to
@@ -359,6 +359,18 @@ class RaySandboxPool(SandboxPool):
                 for label in labels
             ]
 
+    def start(self) -> None:
+        """Nothing to do: the actors started with the pool (their workers start on first use)."""
+
+    def describe(self, source: str, filename: str = "<program>") -> ProgramInfo:
+        """Load ``source`` on the actor holding the fewest instances; its class facts.
+
+        Raises:
+            ProgramError: the program does not load, or the actor died (kind ``"lost"``).
+        """
+        index = min(range(len(self.workers)), key=self._load.__getitem__)
+        return self.workers[index].load_cached(source, filename)
+
     def open(self, source: str, filename: str = "<program>") -> RemoteEnvHandle:
         """Create an instance of ``source`` on the actor holding the fewest."""
         index = min(range(len(self.workers)), key=self._load.__getitem__)
@@ -386,11 +398,17 @@ class RaySandboxPool(SandboxPool):
         per_worker([handle.worker for handle, _, _ in batch], reset)
         return results  # type: ignore[return-value]
 
+    def release(self, handle: RemoteEnvHandle) -> None:
+        """Close an instance opened by this pool."""
+        self.release_many([handle])
+
     def release_many(self, handles: Sequence[Any]) -> None:
         """Close instances opened by this pool."""
         for handle in handles:
             handle.close()
-            self._forget(handle)
+            for index, shard in enumerate(self.workers):
+                if shard is handle.worker:
+                    self._load[index] = max(0, self._load[index] - 1)
 
     def step_batch(self, batch: Sequence[tuple[Any, str]]) -> list[StepResult | ProgramError]:
         """Step many instances at once: one call per actor, all sent before any is awaited."""
@@ -431,6 +449,12 @@ class RaySandboxPool(SandboxPool):
         for shard in self.workers:
             shard.close()
         self.workers = []
+
+    def __enter__(self) -> RaySandboxPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class RayEnvBatch(EnvBatch):

@@ -111,12 +111,12 @@ def select_library(config: Any) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
 
 def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
     """Registry environments as pool entries (those that no longer load are left out)."""
-    handles = sandbox.open_many([(e.source, e.env_id) for e in envs])
     pool = []
-    for env, handle in zip(envs, handles, strict=True):
-        if isinstance(handle, ProgramError):
+    for env in envs:
+        try:
+            info = sandbox.describe(env.source, env.env_id)
+        except ProgramError:
             continue
-        info = handle.info
         pool.append(
             PoolEnv(
                 env.env_id,
@@ -127,5 +127,4 @@ def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
                 has_hint=info.has_hint,
             )
         )
-    sandbox.release_many([h for h in handles if not isinstance(h, ProgramError)])
     return pool

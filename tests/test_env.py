@@ -112,3 +112,35 @@ def test_render_ansi(lock_pick):
 
 def test_is_a_gymnasium_env(env):
     assert isinstance(env, gymnasium.Env)
+
+
+def test_a_failing_reset_honours_on_error_terminate():
+    program = make_program("return 'x', 0.0, False, False, {}", reset_body="raise KeyError('b')")
+    env = ProgramEnv(program, on_error="terminate")
+    try:
+        obs, info = env.reset(seed=0)
+        assert obs.startswith("The environment failed to reset: reset() raised KeyError")
+        assert info["error"]["kind"] == "exception"
+        assert env.hint() is None and env.solution() is None  # nothing to ask a failed instance
+        obs, reward, terminated, truncated, info = env.step("a")
+        assert terminated and reward == 0.0 and info["error"]["kind"] == "exception"
+        assert info["episode_outcome"] == 0.0 and info["episode_turns"] == 1
+    finally:
+        env.close()
+    raising = ProgramEnv(program)
+    try:
+        with pytest.raises(ProgramError, match="KeyError"):
+            raising.reset(seed=0)
+    finally:
+        raising.close()
+
+
+def test_an_over_long_action_ends_the_episode_under_terminate(lock_pick):
+    env = ProgramEnv(lock_pick, on_error="terminate")
+    try:
+        env.reset(seed=0)
+        _, reward, terminated, _, info = env.step("x" * 1_000_000)
+        assert terminated and reward == 0.0 and info["error"]["kind"] == "action"
+        assert "at most 65536 characters" in info["error"]["message"]
+    finally:
+        env.close()

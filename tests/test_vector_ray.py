@@ -173,7 +173,7 @@ def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
     remote = open_episode_pool("ray", 1)
     try:
         assert isinstance(remote, RaySandboxPool)
-        assert remote.workers[0].load_cached(LOCK, "lock").max_turns == 8
+        assert remote.describe(LOCK, "lock").max_turns == 8
         episodes = play(remote)
         assert [(e.outcome, [t.reply.text for t in e.turns]) for e in episodes] == [
             (e.outcome, [t.reply.text for t in e.turns]) for e in expected

@@ -10,8 +10,12 @@ import sys
 ADVICE = {
     "network": "run as root, or enable unprivileged user namespaces "
     "(sysctl kernel.unprivileged_userns_clone=1)",
+    "ipc": "run as root, or enable unprivileged user namespaces",
+    "filesystem": "use Linux 5.13+ with Landlock enabled (lsm=...,landlock), or run as root "
+    "for the read-only mount namespace",
     "seccomp": "install libseccomp (apt-get install libseccomp2)",
     "privileges": "run workers as an unprivileged user",
+    "pdeathsig": "use Linux",
     "rlimits": "use Linux",
 }
 
@@ -30,9 +34,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Start one worker, print its layers."""
     from spadegym.errors import SandboxError
-    from spadegym.sandbox import SandboxWorker
+    from spadegym.sandbox import WEAK_SANDBOX_ENV, SandboxConfig, SandboxWorker
+    from spadegym.sandbox.config import REQUIRED_LAYERS
 
-    worker = SandboxWorker()
+    # Allowed weak here only to look at it: the report says what a real run would refuse.
+    worker = SandboxWorker(SandboxConfig(allow_weak_sandbox=True))
     try:
         worker.start()
         layers = worker.layers
@@ -41,8 +47,18 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         worker.close()
+    refused = [n for n in REQUIRED_LAYERS if n in layers and not layers[n]["active"]]
     if args.json:
-        print(json.dumps({"python": platform.python_version(), "layers": layers}))
+        print(
+            json.dumps(
+                {
+                    "python": platform.python_version(),
+                    "layers": layers,
+                    "required": list(REQUIRED_LAYERS),
+                    "refused_by_default": refused,
+                }
+            )
+        )
     else:
         print(
             f"spadegym sandbox on {platform.system()} {platform.release()}, "
@@ -53,5 +69,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {name:<11} {state}  {layer['detail']}")
             if not layer["active"]:
                 print(f"  {'':<11}         to enable: {ADVICE.get(name, '')}")
+        print("  deadlines   active  soft in the worker (all program code), hard kill by the host")
+        print("  one program active  each worker process serves one program")
         print("  policy      active  RestrictedPython, default-deny (always on)")
+        if refused:
+            print(
+                f"\nGenerated code is refused here: the {' and '.join(refused)} layer is off. "
+                f"Fix it, or accept a weaker sandbox with {WEAK_SANDBOX_ENV}=1 "
+                "(or SandboxConfig(allow_weak_sandbox=True))."
+            )
     return 0 if all(layer["active"] for layer in layers.values()) else 1

@@ -1,17 +1,19 @@
-"""The host side of the sandbox: start workers, exchange frames, turn responses into results.
+"""The host side of the sandbox: worker processes, frames with deadlines, batched exchanges.
 
-``SandboxWorker`` owns one worker process and serves many environment instances through it.
-``InProcessWorker`` offers the same methods without a process (``isolation="none"``, for trusted
-programs). Program failures come back as ``ProgramError`` (or, in batches, as values); the host
-re-checks every value against the contract, since a worker is not trusted either.
+``SandboxWorker`` owns one worker process and serves many environment instances of one program
+through it (its operations come from ``operations``); ``InProcessWorker`` offers the same
+methods without a process (``isolation="none"``: no security at all, for trusted programs).
+The request API is public: build requests with ``protocol``'s ``*_request`` functions, send
+them with ``Worker.exchange`` (one worker) or ``exchange_many`` (several at once, all sent
+before any answer is read), and read each answer with ``answer_value`` or
+``answer_or_error``. Program failures come back as ``ProgramError``; the host re-checks every
+value against the contract, since a worker is not trusted either: a malformed, oversized or
+undecodable frame, or a worker that stops reading or answering, is a ``ProgramError`` (the
+worker is killed), never another exception.
 """
 
 from __future__ import annotations
 
-import abc
-import hashlib
-import importlib.util
-import json
 import os
 import select
 import shutil
@@ -20,281 +22,54 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from spadegym import leftovers
 from spadegym.errors import ProgramError, SandboxError
-from spadegym.sandbox import protocol
-from spadegym.sandbox.config import SandboxConfig
+from spadegym.sandbox import launch, protocol
+from spadegym.sandbox.answers import (
+    Answer,
+    ProgramInfo,
+    StepResult,
+    answer_or_error,
+    answer_value,
+    call_name,
+    envelope,
+)
+from spadegym.sandbox.config import REQUIRED_LAYERS, WEAK_SANDBOX_ENV, SandboxConfig
+from spadegym.sandbox.launch import worker_environment
+from spadegym.sandbox.operations import InProcessWorker, Operations
+
+SPIN_SECONDS = 50e-6
+"""How long the host polls a worker's pipe without sleeping before it waits in poll() (only
+while fewer workers compute than there are cores: spinning would take a core from them)."""
+
+CORES = os.cpu_count() or 1
 
 WORKER_DIR_PREFIX = "spadegym-worker-"
 """Each worker's temporary working folder: ``spadegym-worker-<host pid>-<host>-<random>``."""
 
-# The worker imports its few modules directly: empty package stubs keep the packages'
-# ``__init__`` (Gymnasium, the host-side client) out of it, which halves its start time.
-_BOOT = (
-    "import sys,json,types;a=json.loads(sys.argv[1]);sys.path[:0]=a['path']\n"
-    "for n,d in (('spadegym',a['pkg']),('spadegym.sandbox',a['pkg']+'/sandbox')):\n"
-    " m=types.ModuleType(n);m.__path__=[d];sys.modules[n]=m\n"
-    "from spadegym.sandbox.worker import main;main(a['settings'])"
-)
 
-
-SPIN_SECONDS = 50e-6
-"""How long the host polls a worker's pipe without sleeping before it waits in poll()."""
-
-
-@dataclass(frozen=True)
-class ProgramInfo:
-    """What a worker reports about a loaded program's environment class."""
-
-    program: int
-    class_name: str
-    doc: str | None
-    max_turns: int | None
-    num_players: int | None
-    skill: str | None
-    has_reset: bool
-    has_step: bool
-    has_solution: bool
-    has_hint: bool
-    has_check: bool
-    tool_env: bool
-    tools: Any
-
-    @classmethod
-    def from_wire(cls, value: dict) -> ProgramInfo:
-        """Build from a worker's ``load`` answer (checked field by field)."""
-        try:
-            return cls(
-                program=int(value["program"]),
-                class_name=str(value["class"]),
-                **{
-                    k: value[k]
-                    for k in (
-                        "doc",
-                        "max_turns",
-                        "num_players",
-                        "skill",
-                        "has_reset",
-                        "has_step",
-                        "has_solution",
-                        "has_hint",
-                        "has_check",
-                        "tool_env",
-                        "tools",
-                    )
-                },
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise SandboxError(f"malformed load answer from a worker ({exc})") from exc
-
-
-@dataclass(frozen=True)
-class StepResult:
-    """One step of one environment instance."""
-
-    observation: str
-    reward: float
-    terminated: bool
-    truncated: bool
-    info: dict
-
-
-def _worker_path() -> tuple[list[str], str]:
-    """The import path a worker needs: spadegym's parent and RestrictedPython's."""
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    paths = [os.path.dirname(pkg)]
-    for name in ("RestrictedPython",):
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.origin:
-            root = os.path.dirname(spec.origin)
-            if spec.submodule_search_locations:  # a package: its parent folder
-                root = os.path.dirname(root)
-            if root not in paths:
-                paths.append(root)
-    return paths, pkg
-
-
-def worker_environment() -> dict[str, str]:
-    """The whole environment a worker gets: nothing of the host's (no secrets, no paths)."""
-    return {
-        "PYTHONHASHSEED": "0",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-    }
-
-
-def _result(response: Any, what: str) -> Any:
-    """The value of an ``ok`` response, else a ``ProgramError`` carrying the worker's message."""
-    if not isinstance(response, dict):
-        raise SandboxError(f"malformed response to {what}: {type(response).__name__}")
-    if response.get("ok") is True:
-        return response.get("v")
-    kind, message = response.get("kind"), response.get("msg")
-    if not isinstance(kind, str) or not isinstance(message, str):
-        raise SandboxError(f"malformed error response to {what}")
-    if kind == "protocol":
-        raise SandboxError(f"the worker refused {what}: {message}")
-    raise ProgramError(message, kind)
-
-
-def _check(value: Any, checker: Any) -> Any:
-    try:
-        return checker(value)
-    except protocol.ContractViolation as exc:
-        raise ProgramError(str(exc), "contract") from None
-
-
-def reset_result(response: dict | ProgramError) -> tuple[str, dict] | ProgramError:
-    """A reset response as a checked ``(observation, info)``, or the ``ProgramError`` value."""
-    if isinstance(response, ProgramError):
-        return response
-    try:
-        return tuple(_check(_result(response, "reset"), protocol.check_reset))
-    except ProgramError as exc:
-        return exc
-
-
-class _Operations(abc.ABC):
-    """The operations on programs and instances, over ``_exchange`` (one response a request)."""
-
-    @abc.abstractmethod
-    def _exchange(self, requests: list[dict], timeout: float) -> list[dict | ProgramError]:
-        """Answer each request, in order; a lost answer is a ``ProgramError`` value."""
-
-    config: SandboxConfig
-
-    def _one(self, request: dict, timeout: float) -> Any:
-        (response,) = self._exchange([request], timeout)
-        if isinstance(response, ProgramError):
-            raise response
-        return _result(response, request["op"])
-
-    def ping(self) -> str:
-        """A round trip that runs no program code."""
-        return self._one({"op": "ping"}, self.config.call_timeout)
-
-    def load_cached(self, source: str, filename: str = "<program>") -> ProgramInfo:
-        """``load``, once per program text and worker generation."""
-        cache = self.__dict__.setdefault("_programs", {})
-        key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
-        cached = cache.get(key)
-        if cached is None or cached[0] != self.generation:
-            cached = cache[key] = (self.generation, self.load(source, filename))
-        return cached[1]
-
-    def load(self, source: str, filename: str = "<program>") -> ProgramInfo:
-        """Compile and load a program; raises ``ProgramError`` (kind ``policy`` etc.)."""
-        value = self._one(
-            {"op": "load", "source": source, "filename": filename}, self.config.load_timeout
-        )
-        return ProgramInfo.from_wire(value)
-
-    def new(self, program: int) -> int:
-        """Create an instance of a loaded program's env class; returns its instance id."""
-        value = self._one({"op": "new", "p": program}, self.config.load_timeout)
-        if type(value) is not int:
-            raise SandboxError("malformed instance id from a worker")
-        return value
-
-    def reset(
-        self, instance: int, seed: int | None = None, options: dict | None = None
-    ) -> tuple[str, dict]:
-        """Call the instance's ``reset``; returns ``(observation, info)``."""
-        value = self._one(
-            {"op": "reset", "i": instance, "seed": seed, "options": options},
-            self.config.call_timeout,
-        )
-        obs, info = _check(value, protocol.check_reset)
-        return obs, info
-
-    def step(self, instance: int, action: str) -> StepResult:
-        """Call the instance's ``step`` with one action."""
-        value = self._one({"op": "step", "i": instance, "a": action}, self.config.call_timeout)
-        return StepResult(*_check(value, protocol.check_step))
-
-    def step_many(self, items: list[tuple[int, str]]) -> list[StepResult | ProgramError]:
-        """Step several instances of this worker in one exchange; failures come back as values."""
-        requests = [{"op": "step", "i": iid, "a": action} for iid, action in items]
-        return self.step_results(self._exchange(requests, self.config.call_timeout))
-
-    def step_results(self, responses: list[dict | ProgramError]) -> list[StepResult | ProgramError]:
-        """Turn step responses into checked ``StepResult`` values or ``ProgramError`` values."""
-        results: list[StepResult | ProgramError] = []
-        for response in responses:
-            if isinstance(response, ProgramError):
-                results.append(response)
-                continue
-            try:
-                results.append(StepResult(*_check(_result(response, "step"), protocol.check_step)))
-            except ProgramError as exc:
-                results.append(exc)
-        return results
-
-    def solution(self, instance: int) -> list[str]:
-        """Call the instance's ``solution``."""
-        value = self._one({"op": "call", "i": instance, "m": "solution"}, self.config.call_timeout)
-        return _check(value, protocol.check_solution)
-
-    def hint(self, instance: int) -> str:
-        """Call the instance's ``hint``."""
-        value = self._one({"op": "call", "i": instance, "m": "hint"}, self.config.call_timeout)
-        return _check(value, protocol.check_hint)
-
-    def close_instance(self, instance: int) -> None:
-        """Forget an instance (best effort: a dead worker has already forgotten it)."""
-        try:
-            self._one({"op": "close", "i": instance}, self.config.call_timeout)
-        except (ProgramError, SandboxError):
-            pass
-
-
-class InProcessWorker(_Operations):
-    """Runs programs in this process under the restricted policy only (``isolation="none"``).
-
-    For trusted programs. Soft deadlines work only when used from the main thread; there is no
-    hard kill, no memory limit and no file or network isolation.
-    """
-
-    generation = 0
-    layers: dict = {}
-
-    def __init__(self, config: SandboxConfig | None = None):
-        from spadegym.sandbox.runtime import Runtime
-
-        self.config = config or SandboxConfig(isolation="none")
-        self.runtime = Runtime(self.config.call_timeout, self.config.load_timeout)
-
-    def _exchange(self, requests: list[dict], timeout: float) -> list[dict | ProgramError]:
-        # A JSON round trip keeps in-process results identical to what a worker would send.
-        return [protocol.decode(protocol.encode(self.runtime.handle(r))[4:]) for r in requests]
-
-    def close(self) -> None:
-        """Drop every program and instance."""
-        self.runtime.programs.clear()
-        self.runtime.instances.clear()
-        self.runtime.files.clear()
-
-
-class SandboxWorker(_Operations):
-    """One isolated worker process serving many environment instances.
+class SandboxWorker(Operations):
+    """One isolated worker process serving many environment instances of one program.
 
     The process starts on first use and again after it dies or is killed for a hard timeout;
-    ``generation`` counts the processes ended, so holders of instance ids can tell theirs are gone.
+    ``generation`` counts the processes ended, so holders of instance ids can tell theirs are
+    gone; ``hard_timeouts`` counts the kills for a call that did not return in time.
     """
 
     def __init__(self, config: SandboxConfig | None = None):
         self.config = config or SandboxConfig()
         self.generation = 0
+        self.hard_timeouts = 0
         self.layers: dict = {}
         self.last_failure = ""
         self._proc: subprocess.Popen | None = None
         self._tmp: str | None = None
         self._buf = bytearray()
         self._poll: select.poll | None = None
+        self._write_poll: select.poll | None = None
 
     # -- process life -------------------------------------------------------------------------
 
@@ -303,56 +78,94 @@ class SandboxWorker(_Operations):
         """Whether the worker process is running."""
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id, while it runs."""
+        return self._proc.pid if self.alive else None
+
     def start(self) -> None:
-        """Start the worker process (if not running) and read its isolation report."""
+        """Start the worker process (if not running) and read its isolation report.
+
+        Raises:
+            SandboxError: the process could not start, or a required layer is missing.
+        """
         if self.alive:
             return
         self._discard()
-        paths, pkg = _worker_path()
-        settings = {k: v for k, v in asdict(self.config).items() if k != "isolation"}
-        arg = json.dumps({"path": paths, "pkg": pkg, "settings": settings})
         # The folder is named after this process, so that the next host to start removes the
         # folders of a host that was killed (and never those of a live one).
         leftovers.remove_dead_once(tempfile.gettempdir(), WORKER_DIR_PREFIX)
         self._tmp = tempfile.mkdtemp(prefix=leftovers.temp_prefix(WORKER_DIR_PREFIX))
-        env = worker_environment()
         stderr = None if os.environ.get("SPADEGYM_SANDBOX_DEBUG") else subprocess.DEVNULL
         try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _BOOT, arg],
+            self._proc = launch.spawner.popen(
+                [
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    "-c",
+                    launch.BOOT,
+                    launch.worker_argument(self.config),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 cwd=self._tmp,
-                env=env,
+                env=worker_environment(),
                 close_fds=True,
                 start_new_session=True,
                 bufsize=0,
             )
         except OSError as exc:
+            self._discard()
             raise SandboxError(
                 f"could not start a sandbox worker with {sys.executable}: {exc}"
             ) from exc
         os.set_blocking(self._proc.stdout.fileno(), False)
+        os.set_blocking(self._proc.stdin.fileno(), False)
         self._poll = select.poll()
         self._poll.register(self._proc.stdout.fileno(), select.POLLIN | select.POLLHUP)
+        self._write_poll = select.poll()
+        self._write_poll.register(self._proc.stdin.fileno(), select.POLLOUT)
         deadline = time.monotonic() + max(self.config.load_timeout, 30.0)
-        hello = self._read_frame(deadline)
-        if not isinstance(hello, dict) or hello.get("ok") is not True:
+        hello = envelope(self._read_frame(deadline))
+        value = hello.get("v") if hello is not None else None
+        layers = value.get("layers") if type(value) is dict else None
+        if hello is None or hello["ok"] is not True or not _valid_layers(layers):
             code = self.kill()
             raise SandboxError(
                 f"the sandbox worker failed to start ({self.last_failure or code});"
                 " run with SPADEGYM_SANDBOX_DEBUG=1 to see its error output."
             )
-        self.layers = hello["v"].get("layers", {})
-        missing = [name for name, layer in self.layers.items() if not layer.get("active")]
-        if missing and self.config.require_isolation:
+        self.layers = layers
+        refused = self.refused_layers()
+        if refused:
             self.kill()
-            raise SandboxError(
-                f"isolation layers not active: {', '.join(missing)} "
-                f"({'; '.join(self.layers[m]['detail'] for m in missing)}); run `spadegym "
-                "doctor`, or set require_isolation=False to accept the layers that are active."
+            raise SandboxError(self._refusal(refused))
+
+    def refused_layers(self) -> list[str]:
+        """The inactive layers that keep this worker from running programs (see the config)."""
+        missing = [name for name, layer in self.layers.items() if not layer["active"]]
+        if self.config.require_isolation:
+            return missing
+        if self.config.weak_sandbox_allowed():
+            return []
+        return [name for name in missing if name in REQUIRED_LAYERS]
+
+    def _refusal(self, refused: list[str]) -> str:
+        details = "; ".join(f"{name}: {self.layers[name]['detail']}" for name in refused)
+        if self.config.require_isolation:
+            return (
+                f"isolation layers not active: {', '.join(refused)} ({details}); run "
+                "`spadegym doctor`, or set require_isolation=False to accept the layers "
+                "that are active."
             )
+        return (
+            f"the sandbox's {' and '.join(refused)} layer is not active here ({details}), and "
+            "generated code does not run without it. Run `spadegym doctor` to see how to "
+            "enable it, or accept a weaker sandbox with SandboxConfig(allow_weak_sandbox=True) "
+            f"or {WEAK_SANDBOX_ENV}=1."
+        )
 
     def peak_memory_mb(self) -> float | None:
         """The worker's peak resident memory (VmHWM) in MiB, where /proc tells it."""
@@ -407,6 +220,7 @@ class SandboxWorker(_Operations):
                     pass
         self._proc = None
         self._poll = None
+        self._write_poll = None
         self._buf.clear()
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
@@ -420,11 +234,11 @@ class SandboxWorker(_Operations):
 
     # -- frames -------------------------------------------------------------------------------
 
-    def _read_frame(self, deadline: float) -> Any:
+    def _read_frame(self, deadline: float, spin: bool = True) -> Any:
         """Read one frame before ``deadline``; ``None`` on timeout, EOF or a bad frame."""
         fd = self._proc.stdout.fileno()
         need = None
-        spin_until = None
+        spin_until = None if spin else 0.0
         while True:
             if need is None and len(self._buf) >= 4:
                 (need,) = protocol.HEADER.unpack_from(self._buf)
@@ -437,7 +251,7 @@ class SandboxWorker(_Operations):
                 try:
                     return protocol.decode(body)
                 except ValueError as exc:
-                    self.last_failure = f"an undecodable frame ({exc})"
+                    self.last_failure = f"an undecodable frame ({str(exc)[:100]})"
                     return None
             try:
                 chunk = os.read(fd, 1 << 20)
@@ -454,60 +268,104 @@ class SandboxWorker(_Operations):
                     self.last_failure = "timeout"
                     return None
                 continue
+            except OSError as exc:
+                self.last_failure = f"the pipe failed ({exc})"
+                return None
             if not chunk:
                 self.last_failure = "the worker exited"
                 return None
             self._buf += chunk
 
-    def _exchange(self, requests: list[dict], timeout: float) -> list[dict | ProgramError]:
-        failed = self.send(requests)
-        return failed if failed is not None else self.receive(requests, timeout)
+    def _write(self, data: bytes, deadline: float) -> bool:
+        """Write all of ``data`` before ``deadline``; False if the worker stopped reading."""
+        fd = self._proc.stdin.fileno()
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._write_poll.poll(max(1, int(remaining * 1000))):
+                    self.last_failure = "timeout"
+                    return False
+            except OSError as exc:
+                self.last_failure = f"the worker exited ({exc.strerror})"
+                return False
+        return True
 
-    def send(self, requests: list[dict]) -> list[ProgramError] | None:
-        """Write one frame (a batch when several requests); failures if the worker is dead."""
+    def exchange(self, requests: Sequence[dict]) -> list[Answer]:
+        """Send the requests in one frame, then read one answer each (see ``_Operations``)."""
+        if not requests:
+            return []
+        failed = self.send(requests)
+        return failed if failed is not None else self.receive(requests)
+
+    def send(self, requests: Sequence[dict]) -> list[ProgramError] | None:
+        """Write the requests (one frame, or several where one would be too large).
+
+        Returns:
+            None when sent; else one ``ProgramError`` per request (the worker was dead, or
+            did not read within the deadline and was killed).
+
+        Raises:
+            SandboxError: the worker could not be started, or a request cannot be encoded.
+        """
         if self._proc is None:
             self.start()
-        message = requests[0] if len(requests) == 1 else {"batch": requests}
         try:
-            data = protocol.encode(message)
-        except (ValueError, TypeError) as exc:
+            frames = _frames(requests)
+        except (ValueError, TypeError, RecursionError) as exc:
             raise SandboxError(f"could not encode a request: {exc}") from exc
-        try:
-            fd = self._proc.stdin.fileno()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        except OSError:
-            code = self.kill()
-            failure = ProgramError(
-                f"the sandbox worker had died (exit {code}); it will restart.", "crash"
-            )
-            return [failure] * len(requests)
+        longest = max(self.config.deadline(r.get("op")) for r in requests)
+        deadline = time.monotonic() + longest + self.config.kill_grace
+        for frame in frames:
+            if not self._write(frame, deadline):
+                return [self._failure(requests[0], writing=True)] * len(requests)
         return None
 
-    def receive(self, requests: list[dict], timeout: float) -> list[dict | ProgramError]:
-        """Read one response per request; after a hard failure the rest come back as lost."""
-        responses: list[dict | ProgramError] = []
+    def receive(self, requests: Sequence[dict], spin: bool = True) -> list[Answer]:
+        """Read one answer per request; after a hard failure the rest come back as lost.
+
+        Args:
+            requests: the requests sent, in order.
+            spin: poll the pipe briefly before sleeping (for one worker on a spare core).
+        """
+        answers: list[Answer] = []
+        limits: dict[str, float] = {}
         for request in requests:
-            response = self._read_frame(time.monotonic() + timeout + self.config.kill_grace)
-            if response is None:
-                responses.append(self._failure(request))
+            op = request.get("op")
+            limit = limits.get(op)
+            if limit is None:
+                limit = limits[op] = self.config.deadline(op) + self.config.kill_grace
+            frame = self._read_frame(time.monotonic() + limit, spin)
+            answer = envelope(frame) if frame is not None else None
+            if answer is None:
+                if frame is not None:
+                    self.last_failure = "a malformed answer"
+                answers.append(self._failure(request))
                 break
-            responses.append(response)
+            answers.append(answer)
         lost = ProgramError(
             "not run: another call in the same batch broke the worker, which was "
             "restarted; reset this environment.",
             "lost",
         )
-        responses += [lost] * (len(requests) - len(responses))
-        return responses
+        answers += [lost] * (len(requests) - len(answers))
+        return answers
 
-    def _failure(self, request: dict) -> ProgramError:
+    def _failure(self, request: dict, writing: bool = False) -> ProgramError:
         """Kill the worker after a hard timeout, a crash or a bad frame; describe what happened."""
-        what = request.get("m") or request.get("op")
+        what = call_name(request)
         reason = self.last_failure
         code = self.kill()
         if reason == "timeout":
+            self.hard_timeouts += 1
+            if writing:
+                return ProgramError(
+                    "the worker did not read its request within the deadline; it was killed "
+                    "and will restart.",
+                    "timeout",
+                )
             return ProgramError(
                 f"{what}() did not return within the deadline and could not be "
                 "interrupted; the worker was killed and restarted.",
@@ -523,8 +381,76 @@ class SandboxWorker(_Operations):
                 "or CPU limit, or a crash); it will restart.",
                 "crash",
             )
+        if writing or reason.startswith("the worker exited"):
+            return ProgramError(
+                f"the sandbox worker had died (exit {code}) before {what}(); it will restart.",
+                "crash",
+            )
         return ProgramError(
             f"the worker broke the protocol during {what}() ({reason}); it was "
             "killed and will restart.",
             "crash",
         )
+
+
+def _valid_layers(layers: Any) -> bool:
+    return type(layers) is dict and all(
+        type(layer) is dict
+        and type(layer.get("active")) is bool
+        and type(layer.get("detail")) is str
+        for layer in layers.values()
+    )
+
+
+def _frames(requests: Sequence[dict]) -> list[bytes]:
+    """Frames holding ``requests`` in order, each at most ``MAX_REQUEST_BYTES``."""
+    frame = protocol.encode(requests[0] if len(requests) == 1 else {"batch": list(requests)})
+    if len(frame) - protocol.HEADER.size <= protocol.MAX_REQUEST_BYTES or len(requests) == 1:
+        return [frame]
+    half = len(requests) // 2
+    return _frames(requests[:half]) + _frames(requests[half:])
+
+
+Worker = SandboxWorker | InProcessWorker
+"""Either kind of worker: both offer ``exchange`` and the operations."""
+
+
+def exchange_many(items: Sequence[tuple[Worker, dict]]) -> list[Answer]:
+    """Send every request, each worker's in one message, then read the answers.
+
+    All workers compute at once; the answers come back in the order of ``items``.
+    """
+    answers: list[Answer | None] = [None] * len(items)
+    groups: dict[int, list[int]] = {}
+    for position, (worker, _) in enumerate(items):
+        groups.setdefault(id(worker), []).append(position)
+    sent = []
+    for positions in groups.values():
+        worker = items[positions[0]][0]
+        requests = [items[p][1] for p in positions]
+        failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
+        sent.append((worker, positions, requests, failed))
+    for worker, positions, requests, failed in sent:
+        if failed is not None:
+            replies = failed
+        elif isinstance(worker, SandboxWorker):
+            replies = worker.receive(requests, spin=len(sent) < CORES)
+        else:
+            replies = worker.exchange(requests)
+        for position, reply in zip(positions, replies, strict=True):
+            answers[position] = reply
+    return answers  # type: ignore[return-value]
+
+
+__all__ = [
+    "Answer",
+    "InProcessWorker",
+    "ProgramInfo",
+    "SandboxWorker",
+    "StepResult",
+    "Worker",
+    "answer_or_error",
+    "answer_value",
+    "exchange_many",
+    "worker_environment",
+]

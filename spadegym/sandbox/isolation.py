@@ -1,125 +1,63 @@
 """The isolation layers a worker process puts around itself before it runs any program.
 
-What this covers: resource limits (address space, CPU time, file size 0, open files, no core
-dumps), an empty network namespace, dropping root to ``nobody``, and a seccomp filter that
-makes process creation, sockets, signals to other processes, and opening or changing files fail
-with ``EPERM``. Layers are applied in that order, each after everything the worker needs has
-been imported, so a program can only compute and answer over its pipe.
+What this covers, in the order the worker applies them (``worker.prepare``):
 
-What this does not cover: CPU cache side channels, kernel bugs reachable through the allowed
-system calls, and reading files already open in the worker (it keeps only its pipes). Where a
-layer cannot be applied (no libseccomp, no namespaces), the worker reports it and
-``SandboxConfig.require_isolation`` decides whether that is fatal. The restricted policy
-(``spadegym.policy``) runs inside this boundary; it is the first filter, not the boundary.
+- **pdeathsig**: the worker is SIGKILLed the moment its host dies (``PR_SET_PDEATHSIG``, set
+  again after every change of credentials, which clears it; the program cannot unset it).
+- **rlimits**: address space, lifetime CPU time, file size 0, open files, no core dumps; and
+  each call has its own CPU limit (``runtime``), so a worker whose host is gone stops anyway.
+- **network** and **ipc**: an empty network namespace (only a down loopback) and a private IPC
+  namespace (no SysV shared memory, queues or semaphores, nor POSIX queues, of the host's).
+- **filesystem** (``filesystem``): Landlock, reads only below the Python installation and
+  spadegym's packages and no writes anywhere; else a mount namespace where every mount is
+  read-only.
+- **privileges**: root becomes ``nobody`` with no groups.
+- **seccomp** (``seccomp``): process creation, sockets, opening or changing files (contents,
+  names, modes, owners, times, extended attributes), IPC, file watching, mounts, namespaces,
+  signals to other processes, tracing, keyrings, BPF, io_uring, scheduling and the other calls
+  of ``seccomp.DENIED_SYSCALLS`` fail with ``EPERM``.
+
+Each layer comes after everything the worker needs has been imported, so a program can only
+compute and answer over its pipe. The restricted policy (``spadegym.policy``) runs inside this
+boundary; it is the first filter, not the boundary.
+
+What this does not cover: CPU cache and timing side channels, kernel bugs reachable through
+the allowed system calls, reading metadata of host files (``stat`` works where a path is
+known), reading files already open in the worker (it keeps only its pipes), and the host's
+own use of a program's answers (they are checked values, nothing more). Where a layer cannot
+be applied the worker reports it; the host refuses to run programs without the network and
+privilege layers unless ``SandboxConfig.allow_weak_sandbox`` (or ``require_isolation`` makes
+every layer required).
 """
 
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 import resource
 import signal
 
+from spadegym.sandbox.seccomp import DENIED_SYSCALLS, libseccomp, load_seccomp
+
+__all__ = [
+    "DENIED_SYSCALLS",
+    "apply_rlimits",
+    "drop_privileges",
+    "enter_namespaces",
+    "libseccomp",
+    "load_seccomp",
+    "set_parent_death_signal",
+]
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 NOBODY = 65534
-
-DENIED_SYSCALLS: tuple[str, ...] = (
-    # process creation and replacement
-    "fork",
-    "vfork",
-    "clone",
-    "clone3",
-    "execve",
-    "execveat",
-    # network
-    "socket",
-    "socketpair",
-    "connect",
-    "bind",
-    "listen",
-    "accept",
-    "accept4",
-    # files: opening, creating, changing
-    "open",
-    "openat",
-    "openat2",
-    "creat",
-    "open_by_handle_at",
-    "name_to_handle_at",
-    "mkdir",
-    "mkdirat",
-    "mknod",
-    "mknodat",
-    "unlink",
-    "unlinkat",
-    "rmdir",
-    "rename",
-    "renameat",
-    "renameat2",
-    "link",
-    "linkat",
-    "symlink",
-    "symlinkat",
-    "truncate",
-    "chmod",
-    "fchmod",
-    "fchmodat",
-    "chown",
-    "fchown",
-    "fchownat",
-    "lchown",
-    "memfd_create",
-    # other processes and the kernel
-    "kill",
-    "tkill",
-    "tgkill",
-    "rt_sigqueueinfo",
-    "rt_tgsigqueueinfo",
-    "pidfd_open",
-    "pidfd_send_signal",
-    "pidfd_getfd",
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "unshare",
-    "setns",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "chroot",
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "setuid",
-    "setgid",
-    "setreuid",
-    "setregid",
-    "setresuid",
-    "setresgid",
-    "setgroups",
-    "reboot",
-    "swapon",
-    "swapoff",
-    "sethostname",
-    "setdomainname",
-    "settimeofday",
-    "clock_settime",
-    "adjtimex",
-    "acct",
-    "quotactl",
-)
-"""System calls that fail with EPERM once the filter is loaded."""
+PR_SET_PDEATHSIG = 1
+PR_GET_PDEATHSIG = 2
+ORPHANED_EXIT = 70
+"""Exit status of a worker that found its host gone while starting."""
 
 
 def apply_rlimits(memory_mb: int, cpu_seconds: int, max_open_files: int) -> str:
@@ -134,20 +72,65 @@ def apply_rlimits(memory_mb: int, cpu_seconds: int, max_open_files: int) -> str:
     }
     for which, value in limits.items():
         resource.setrlimit(which, (value, value))
-    return f"as={memory_mb}MiB cpu={cpu_seconds}s fsize=0 nofile={max_open_files} core=0"
+    return (
+        f"as={memory_mb}MiB cpu={cpu_seconds}s (and per call) fsize=0 "
+        f"nofile={max_open_files} core=0"
+    )
 
 
-def enter_network_namespace() -> tuple[bool, str]:
-    """Move the worker into a new, empty network namespace (only a down loopback)."""
+def set_parent_death_signal(host_pid: int) -> tuple[bool, str]:
+    """Be SIGKILLed when the host dies; exit at once if it already has.
+
+    The host may die between our start and this call, and then the signal never comes: the
+    parent is checked after setting it. Any change of credentials clears the setting, so the
+    worker calls this again after dropping root.
+    """
     libc = ctypes.CDLL(None, use_errno=True)
-    for flags, how in (
-        (CLONE_NEWNET, "unshare(CLONE_NEWNET)"),
-        (CLONE_NEWUSER | CLONE_NEWNET, "unshare(CLONE_NEWUSER|CLONE_NEWNET)"),
-    ):
-        if libc.unshare(flags) == 0:
-            return True, how
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        return False, f"prctl(PR_SET_PDEATHSIG) failed ({os.strerror(ctypes.get_errno())})"
+    if os.getppid() != host_pid:
+        os._exit(ORPHANED_EXIT)
+    current = ctypes.c_int(0)
+    libc.prctl(PR_GET_PDEATHSIG, ctypes.byref(current), 0, 0, 0)
+    if current.value != signal.SIGKILL:
+        return False, f"the parent-death signal reads {current.value}, not SIGKILL"
+    return True, f"SIGKILL when the host (pid {host_pid}) dies"
+
+
+def enter_namespaces(network: bool, mount: bool) -> dict[str, tuple[bool, str]]:
+    """Enter new network and IPC namespaces (if ``network``) and a mount one (if ``mount``).
+
+    As root this is one ``unshare``; otherwise a user namespace is needed for it.
+
+    Returns:
+        ``{"network": ..., "ipc": ..., "mount": ...}`` for the namespaces asked for, each
+        ``(active, detail)``.
+    """
+    wanted = {}
+    if network:
+        wanted["network"] = CLONE_NEWNET
+        wanted["ipc"] = CLONE_NEWIPC
+    if mount:
+        wanted["mount"] = CLONE_NEWNS
+    if not wanted:
+        return {}
+    libc = ctypes.CDLL(None, use_errno=True)
+    flags = 0
+    for flag in wanted.values():
+        flags |= flag
+    failure = ""
+    for extra, how in ((0, "unshare"), (CLONE_NEWUSER, "unshare with a user namespace")):
+        if libc.unshare(flags | extra) == 0:
+            return {name: (True, f"new {name} namespace ({how})") for name in wanted}
         failure = os.strerror(ctypes.get_errno())
-    return False, f"unshare failed ({failure}); no root and no user namespaces"
+    # All at once failed: try each alone, so that what can be had is had.
+    results = {}
+    for name, flag in wanted.items():
+        if libc.unshare(flag) == 0 or libc.unshare(flag | CLONE_NEWUSER) == 0:
+            results[name] = (True, f"new {name} namespace (unshare)")
+        else:
+            results[name] = (False, f"unshare failed ({failure}); no root and no user namespaces")
+    return results
 
 
 def drop_privileges() -> tuple[bool, str]:
@@ -161,55 +144,3 @@ def drop_privileges() -> tuple[bool, str]:
     except OSError as exc:
         return False, f"could not drop root: {exc}"
     return True, "root dropped to nobody"
-
-
-SCMP_ACT_ALLOW = 0x7FFF0000
-SCMP_ACT_ERRNO = 0x00050000
-
-
-def libseccomp() -> ctypes.CDLL | None:
-    """Libseccomp through ctypes (no ``ctypes.util.find_library``: it runs ``ldconfig``)."""
-    for name in ("libseccomp.so.2", "libseccomp.so"):
-        try:
-            lib = ctypes.CDLL(name, use_errno=True)
-        except OSError:
-            continue
-        lib.seccomp_init.restype = ctypes.c_void_p
-        lib.seccomp_init.argtypes = [ctypes.c_uint32]
-        lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
-        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-        lib.seccomp_load.argtypes = [ctypes.c_void_p]
-        lib.seccomp_release.argtypes = [ctypes.c_void_p]
-        return lib
-    return None
-
-
-def load_seccomp(lib: ctypes.CDLL | None = None) -> tuple[bool, str]:
-    """Load the seccomp filter of ``DENIED_SYSCALLS`` (EPERM), allowing everything else."""
-    lib = lib or libseccomp()
-    if lib is None:
-        return False, "libseccomp is not installed (apt-get install libseccomp2)"
-    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
-    if not ctx:
-        return False, "seccomp_init failed"
-    try:
-        denied = 0
-        action = ctypes.c_uint32(SCMP_ACT_ERRNO | errno.EPERM)
-        for name in DENIED_SYSCALLS:
-            number = lib.seccomp_syscall_resolve_name(name.encode())
-            if number < 0:
-                continue  # a system call this architecture does not have
-            # seccomp_rule_add is variadic: pass every argument with its exact C type.
-            if (
-                lib.seccomp_rule_add(
-                    ctypes.c_void_p(ctx), action, ctypes.c_int(number), ctypes.c_uint(0)
-                )
-                == 0
-            ):
-                denied += 1
-        code = lib.seccomp_load(ctx)
-    finally:
-        lib.seccomp_release(ctx)
-    if code != 0:
-        return False, f"seccomp_load failed ({os.strerror(-code)})"
-    return True, f"{denied} system calls denied"

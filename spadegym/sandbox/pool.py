@@ -1,193 +1,253 @@
-"""Environment instances over workers: ``EnvHandle`` for one, ``SandboxPool`` for many at once.
+"""``SandboxPool``: many environment instances over worker processes, one program per worker.
 
-A handle survives its worker's restarts: ``reset`` loads the program again in the new process,
-while a ``step`` on a lost instance reports it as lost. A pool spreads instances over several
-workers and steps a batch concurrently: every worker receives its share in one frame before
-any answer is read, so the workers compute in parallel.
+A worker process serves one program (its instances may be many), so no program can tamper
+with another's classes or read its state. The pool keeps, per program, the workers it was
+given: a new instance goes to the program's least busy worker unless that one holds more than
+its fair share of the pool's instances (``ceil(instances / size)``), when the program gets
+another worker (at most ``size``). A heterogeneous batch therefore runs one worker per program,
+a batch of one program ``size`` workers. Workers left without instances stay loaded for a while
+(``keep_idle``), and a pool steps a batch concurrently: every worker receives its share in one
+frame before any answer is read.
+
+A program whose call reaches the hard deadline (its worker had to be killed) is quarantined
+(``quarantine_after``): its later calls in this pool fail at once with a ``ProgramError`` of
+kind ``"timeout"``, so one program stuck in C code cannot make every batch step wait for the
+kill.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
-import hashlib
 import os
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from spadegym.errors import ProgramError, SandboxError
+from spadegym.errors import ProgramError
+from spadegym.sandbox import protocol
 from spadegym.sandbox.client import (
-    InProcessWorker,
+    Answer,
     ProgramInfo,
     SandboxWorker,
     StepResult,
-    reset_result,
+    Worker,
+    answer_or_error,
+    exchange_many,
 )
 from spadegym.sandbox.config import SandboxConfig
+from spadegym.sandbox.handle import (
+    EnvHandle,
+    as_value,
+    lost_error,
+    make_worker,
+    per_worker,
+    program_digest,
+)
 
-Worker = SandboxWorker | InProcessWorker
-
-
-def make_worker(config: SandboxConfig | None = None) -> Worker:
-    """A worker for ``config.isolation``: a process, or the host itself for ``"none"``."""
-    config = config or SandboxConfig()
-    return InProcessWorker(config) if config.isolation == "none" else SandboxWorker(config)
-
-
-class EnvHandle:
-    """One environment instance in a worker, re-created on ``reset`` if its worker restarted."""
-
-    def __init__(self, worker: Worker, source: str, filename: str = "<program>"):
-        self.worker = worker
-        self.source = source
-        self.filename = filename
-        self.info: ProgramInfo = self._create()
-
-    def _create(self) -> ProgramInfo:
-        info = self.worker.load_cached(self.source, self.filename)
-        self.instance = self.worker.new(info.program)
-        self.generation = self.worker.generation
-        return info
-
-    @property
-    def lost(self) -> bool:
-        """Whether the worker restarted since this instance was created."""
-        return self.generation != self.worker.generation
-
-    def _live(self) -> int:
-        if self.lost:
-            raise ProgramError(
-                "the environment was lost when its worker restarted; call reset().", "lost"
-            )
-        return self.instance
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
-        """Reset the instance (re-creating it first if its worker restarted)."""
-        if self.lost:
-            self._create()
-        return self.worker.reset(self.instance, seed, options)
-
-    def step(self, action: str) -> StepResult:
-        """Step the instance with one action."""
-        return self.worker.step(self._live(), action)
-
-    def solution(self) -> list[str]:
-        """The program's ``solution()`` for the current instance."""
-        return self.worker.solution(self._live())
-
-    def hint(self) -> str:
-        """The program's ``hint()`` for the current instance."""
-        return self.worker.hint(self._live())
-
-    def close(self) -> None:
-        """Release the instance in its worker."""
-        if not self.lost:
-            self.worker.close_instance(self.instance)
-        self.generation = -1
+__all__ = ["EnvHandle", "SandboxPool", "Worker", "as_value", "make_worker", "per_worker"]
 
 
-T = TypeVar("T")
+@dataclass(eq=False)
+class _Member:
+    """A worker of the pool and the one program it serves (None while it is spare)."""
 
-AFFINITY_SLACK = 2
-"""Instances above the least busy worker that a worker may hold and still get another instance
-of a program it has loaded: a load costs a compile (milliseconds), a busier worker a little
-step latency."""
-
-_MAX_REMEMBERED = 4096
-"""Programs whose workers a pool remembers."""
-
-
-def as_value(call: Callable[[], T]) -> T | ProgramError:
-    """``call()``, or the ``ProgramError`` it raised (a ``SandboxError`` becomes one).
-
-    Batched operations report each item's failure in its place; a ``SandboxError`` comes back
-    as a ``ProgramError`` of kind ``"sandbox"``.
-    """
-    try:
-        return call()
-    except ProgramError as exc:
-        return exc
-    except SandboxError as exc:
-        return ProgramError(str(exc), "sandbox")
-
-
-def per_worker(workers: Sequence[object], run: Callable[[list[int]], None]) -> None:
-    """``run(positions)`` once for each distinct worker, with the positions of its items.
-
-    The workers' calls run side by side on threads (each call waits on its own worker).
-
-    Args:
-        workers: the worker of each item.
-        run: does one worker's items, in order.
-    """
-    groups: dict[int, list[int]] = {}
-    for position, worker in enumerate(workers):
-        groups.setdefault(id(worker), []).append(position)
-    if len(groups) <= 1:
-        for positions in groups.values():
-            run(positions)
-        return
-    with concurrent.futures.ThreadPoolExecutor(len(groups)) as threads:
-        list(threads.map(run, groups.values()))
+    worker: Worker
+    digest: str | None = None
+    load: int = 0
+    used: int = 0
+    owned: bool = True
 
 
 class SandboxPool:
-    """A fixed set of workers sharing many environment instances."""
+    """Worker processes hosting many environment instances, one program per worker.
 
-    def __init__(self, size: int | None = None, config: SandboxConfig | None = None):
+    Implements ``spadegym.sandbox.Pool``.
+
+    Args:
+        size: how many workers a program may get, and the parallelism the fair share is
+            computed for (default: one per core). A batch of more programs than ``size``
+            still gets one worker per program.
+        config: the sandbox settings of every worker.
+        keep_idle: workers without instances kept alive (loaded with their program) for
+            reuse; the least recently used beyond this are stopped (default ``max(8,
+            2 * size)``).
+        quarantine_after: hard timeouts after which a program is quarantined (0: never).
+    """
+
+    def __init__(
+        self,
+        size: int | None = None,
+        config: SandboxConfig | None = None,
+        *,
+        keep_idle: int | None = None,
+        quarantine_after: int = 1,
+    ):
         self.config = config or SandboxConfig()
-        size = size or os.cpu_count() or 1
-        self.workers: list[Worker] = [make_worker(self.config) for _ in range(size)]
-        self._load = [0] * size
-        self._holders: dict[bytes, set[int]] = {}
+        self.size = max(1, size or os.cpu_count() or 1)
+        self.keep_idle = keep_idle if keep_idle is not None else max(8, 2 * self.size)
+        self.quarantine_after = quarantine_after
+        self._members: list[_Member] = []
+        self._tick = 0
+        self._strikes: dict[str, int] = {}
+        self._lock = threading.RLock()
 
     @classmethod
     def from_workers(cls, workers: Sequence[Worker]) -> SandboxPool:
-        """A pool over workers that already exist (they stay owned by the caller)."""
-        pool = cls.__new__(cls)
-        pool.config = workers[0].config
-        pool.workers = list(workers)
-        pool._load = [0] * len(pool.workers)
-        pool._holders = {}
+        """A pool over workers that already exist (they stay owned by the caller).
+
+        A worker that has loaded one program serves that program; the pool starts workers of
+        its own for any other.
+        """
+        pool = cls(len(workers), workers[0].config)
+        for worker in workers:
+            loaded = list(worker.programs)
+            pool._members.append(
+                _Member(worker, loaded[0] if len(loaded) == 1 else None, owned=False)
+            )
         return pool
 
+    @property
+    def workers(self) -> list[Worker]:
+        """Every worker of the pool (spare, busy or idle)."""
+        return [member.worker for member in self._members]
+
+    def load_of(self, worker: Worker) -> int:
+        """Instances the pool counts on ``worker``."""
+        return next((m.load for m in self._members if m.worker is worker), 0)
+
     def start(self) -> None:
-        """Start every worker process now, instead of at its first use.
+        """Start ``size`` workers now (spare until a program needs one), side by side.
 
         Raises:
             SandboxError: a worker could not be started.
         """
-        for worker in self.workers:
-            if isinstance(worker, SandboxWorker):
-                worker.start()
+        with self._lock:
+            while len(self._members) < self.size:
+                self._members.append(_Member(make_worker(self.config)))
+            waiting = [m.worker for m in self._members if isinstance(m.worker, SandboxWorker)]
+        errors = []
 
-    def _choose(self, source: str) -> int:
-        """The worker for a new instance of ``source`` (see ``open``); counts it as busier."""
-        least = min(range(len(self.workers)), key=self._load.__getitem__)
-        key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest()
-        holders = self._holders.get(key)
-        index = least
-        if holders:
-            best = min(holders, key=self._load.__getitem__)
-            if self._load[best] <= self._load[least] + AFFINITY_SLACK:
-                index = best
-        self._load[index] += 1
-        if len(self._holders) >= _MAX_REMEMBERED:
-            self._holders.clear()  # only a hint: a forgotten program is compiled once more
-        self._holders.setdefault(key, set()).add(index)
-        return index
+        def start(positions: list[int]) -> None:
+            try:
+                waiting[positions[0]].start()
+            except Exception as exc:  # raised below, once every start has ended
+                errors.append(exc)
+
+        per_worker(waiting, start)
+        if errors:
+            raise errors[0]
+
+    # -- choosing workers ---------------------------------------------------------------------
+
+    def _member_for(self, digest: str, count: bool = True) -> _Member:
+        """The worker for a new instance of the program ``digest`` (see the module)."""
+        with self._lock:
+            mine = [m for m in self._members if m.digest == digest]
+            total = sum(m.load for m in self._members) + 1
+            share = -(-total // self.size)
+            best = min(mine, key=lambda m: (m.load, -m.used)) if mine else None
+            if best is not None and (best.load < share or len(mine) >= self.size or not count):
+                member = best
+            else:
+                member = next((m for m in self._members if m.digest is None), None)
+                if member is None:
+                    member = _Member(make_worker(self.config))
+                    self._members.append(member)
+                member.digest = digest
+            if count:
+                member.load += 1
+            self._tick += 1
+            member.used = self._tick
+            return member
+
+    def _member_of(self, worker: Worker) -> _Member | None:
+        return next((m for m in self._members if m.worker is worker), None)
+
+    def _forget(self, handle: EnvHandle) -> None:
+        """Count one instance fewer on ``handle``'s worker; stop idle workers past the cap."""
+        with self._lock:
+            member = self._member_of(handle.worker)
+            if member is not None:
+                member.load = max(0, member.load - 1)
+            self._trim()
+
+    def _trim(self) -> None:
+        idle = [m for m in self._members if m.load == 0 and m.digest is not None and m.owned]
+        for member in sorted(idle, key=lambda m: m.used)[: max(0, len(idle) - self.keep_idle)]:
+            self._members.remove(member)
+            member.worker.kill()
+
+    def _failed_open(self, member: _Member) -> None:
+        """Uncount an instance that could not be created; stop a worker left empty.
+
+        Its program may have run module code there before failing.
+        """
+        with self._lock:
+            member.load = max(0, member.load - 1)
+            if member.load == 0 and member.owned and member in self._members:
+                self._members.remove(member)
+                member.worker.kill()
+
+    # -- quarantine ---------------------------------------------------------------------------
+
+    def quarantined(self, digest: str) -> bool:
+        """Whether the program with this sha256 is quarantined in this pool."""
+        return 0 < self.quarantine_after <= self._strikes.get(digest, 0)
+
+    def check_quarantine(self, digest: str, label: str) -> None:
+        """Raise the quarantine's ``ProgramError`` for a quarantined program."""
+        if self.quarantined(digest):
+            raise ProgramError(
+                f"{label} is quarantined: one of its calls ran past the hard deadline and its "
+                "worker had to be killed, so this pool runs it no more (a stuck program would "
+                "make every batch wait for the kill). Fix the program's slow path.",
+                "timeout",
+            )
+
+    def strike(self, digest: str, label: str) -> None:
+        """Record a hard timeout of the program ``digest``."""
+        self._strikes[digest] = self._strikes.get(digest, 0) + 1
+
+    def _exchange(self, items: Sequence[tuple[EnvHandle, dict]]) -> list[Answer]:
+        """``exchange_many`` for handles' requests, recording hard timeouts as strikes."""
+        handles = {id(h.worker): h for h, _ in items}  # a worker serves one program
+        before = {key: h.worker.hard_timeouts for key, h in handles.items()}
+        answers = exchange_many([(h.worker, request) for h, request in items])
+        for key, handle in handles.items():
+            if handle.worker.hard_timeouts != before[key]:
+                self.strike(handle.digest, handle.filename)
+        return answers
+
+    # -- the Pool interface -------------------------------------------------------------------
+
+    def describe(self, source: str, filename: str = "<program>") -> ProgramInfo:
+        """Load ``source`` on a worker of its own and return its class facts.
+
+        Raises:
+            ProgramError: the program does not load.
+        """
+        digest = program_digest(source)
+        self.check_quarantine(digest, filename)
+        member = self._member_for(digest, count=False)
+        try:
+            return member.worker.load_cached(source, filename)
+        except BaseException:
+            member.load += 1
+            self._failed_open(member)
+            raise
 
     def open(self, source: str, filename: str = "<program>") -> EnvHandle:
-        """Create an instance of ``source``, on a worker that has loaded it when one is free.
+        """Create an instance of ``source`` on a worker serving that program (see the module).
 
-        A worker that has compiled the program gets the instance unless it holds more than
-        ``AFFINITY_SLACK`` instances above the least busy worker, which gets it otherwise.
+        Raises:
+            ProgramError: the program does not load, or is quarantined.
         """
-        index = self._choose(source)
+        self.check_quarantine(program_digest(source), filename)
+        member = self._member_for(program_digest(source))
         try:
-            return EnvHandle(self.workers[index], source, filename)
+            return EnvHandle(member.worker, source, filename, pool=self)
         except BaseException:
-            self._load[index] -= 1
+            self._failed_open(member)
             raise
 
     def open_many(self, items: Sequence[tuple[str, str]]) -> list[EnvHandle | ProgramError]:
@@ -197,19 +257,33 @@ class SandboxPool:
             A handle, or the ``ProgramError`` that creating it raised (a sandbox failure comes
             back as one of kind ``"sandbox"``), per item in order.
         """
-        chosen = [self._choose(source) for source, _ in items]
         results: list[EnvHandle | ProgramError | None] = [None] * len(items)
+        chosen: list[_Member | None] = []
+        for position, (source, filename) in enumerate(items):
+            refused = as_value(
+                functools.partial(self.check_quarantine, program_digest(source), filename)
+            )
+            if isinstance(refused, ProgramError):
+                results[position] = refused
+                chosen.append(None)
+            else:
+                chosen.append(self._member_for(program_digest(source)))
+        ready = [p for p, member in enumerate(chosen) if member is not None]
 
         def create(positions: list[int]) -> None:
-            for position in positions:
+            for index in positions:
+                position = ready[index]
                 source, filename = items[position]
-                worker = self.workers[chosen[position]]
-                results[position] = as_value(functools.partial(EnvHandle, worker, source, filename))
-                if isinstance(results[position], ProgramError):
-                    self._load[chosen[position]] -= 1
+                member = chosen[position]
+                handle = as_value(
+                    functools.partial(EnvHandle, member.worker, source, filename, self)
+                )
+                results[position] = handle
+                if isinstance(handle, ProgramError):
+                    self._failed_open(member)
 
         # A worker's loads are compiles in that process: the workers compile side by side.
-        per_worker([self.workers[index] for index in chosen], create)
+        per_worker([chosen[p].worker for p in ready], create)
         return results  # type: ignore[return-value]
 
     def release(self, handle: EnvHandle) -> None:
@@ -219,16 +293,10 @@ class SandboxPool:
     def release_many(self, handles: Sequence[EnvHandle]) -> None:
         """Close instances opened by this pool, each worker's in one exchange."""
         live = [h for h in handles if not h.lost]
-        self._exchange_batch([(h.worker, {"op": "close", "i": h.instance}) for h in live])
+        self._exchange([(h, protocol.close_request(h.instance)) for h in live])
         for handle in handles:
             handle.generation = -1
             self._forget(handle)
-
-    def _forget(self, handle: EnvHandle) -> None:
-        """Count one instance fewer on ``handle``'s worker."""
-        for index, worker in enumerate(self.workers):
-            if worker is handle.worker:
-                self._load[index] = max(0, self._load[index] - 1)
 
     def reset_batch(
         self, batch: Sequence[tuple[EnvHandle, int | None, dict | None]]
@@ -244,80 +312,49 @@ class SandboxPool:
         results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
         ready = []
         for position, (handle, _, _) in enumerate(batch):
-            created = as_value(handle._create) if handle.lost else None
-            if isinstance(created, ProgramError):
-                results[position] = created
+            refused = as_value(
+                functools.partial(self.check_quarantine, handle.digest, handle.filename)
+            )
+            if not isinstance(refused, ProgramError) and handle.lost:
+                refused = as_value(functools.partial(handle._guarded, handle._create))
+            if isinstance(refused, ProgramError):
+                results[position] = refused
             else:
                 ready.append(position)
-        answers = self._exchange_batch(
-            [
-                (
-                    batch[p][0].worker,
-                    {
-                        "op": "reset",
-                        "i": batch[p][0].instance,
-                        "seed": batch[p][1],
-                        "options": batch[p][2],
-                    },
-                )
-                for p in ready
-            ]
-        )
-        for position, answer in zip(ready, answers, strict=True):
-            results[position] = reset_result(answer)
+        requests = [protocol.reset_request(batch[p][0].instance, *batch[p][1:]) for p in ready]
+        answers = self._exchange([(batch[p][0], r) for p, r in zip(ready, requests)])
+        for position, request, answer in zip(ready, requests, answers, strict=True):
+            results[position] = answer_or_error(request, answer)
         return results  # type: ignore[return-value]
 
     def step_batch(self, batch: Sequence[tuple[EnvHandle, str]]) -> list[StepResult | ProgramError]:
         """Step many instances at once; each result is a ``StepResult`` or a ``ProgramError``."""
         results: list[StepResult | ProgramError | None] = [None] * len(batch)
-        live = []
-        for position, (handle, _) in enumerate(batch):
-            if handle.lost:
-                results[position] = ProgramError(
-                    "the environment was lost when its worker restarted; call reset().", "lost"
-                )
-            else:
-                live.append(position)
-        answers = self._exchange_batch(
-            [
-                (batch[p][0].worker, {"op": "step", "i": batch[p][0].instance, "a": batch[p][1]})
-                for p in live
-            ]
-        )
-        for position, answer in zip(live, answers, strict=True):
-            (results[position],) = batch[position][0].worker.step_results([answer])
+        live, requests = [], []
+        strikes = self._strikes
+        for position, (handle, action) in enumerate(batch):
+            try:
+                if strikes and self.quarantined(handle.digest):
+                    self.check_quarantine(handle.digest, handle.filename)
+                if handle.generation != handle.worker.generation:
+                    raise lost_error()
+                requests.append(protocol.step_request(handle.instance, action))
+            except ProgramError as exc:
+                results[position] = exc
+                continue
+            live.append(position)
+        answers = self._exchange([(batch[p][0], r) for p, r in zip(live, requests)])
+        for position, request, answer in zip(live, requests, answers, strict=True):
+            results[position] = answer_or_error(request, answer)
         return results  # type: ignore[return-value]
 
-    def _exchange_batch(self, items: Sequence[tuple[Worker, dict]]) -> list[dict | ProgramError]:
-        """Send every request, each worker's in one message, then read the answers.
-
-        All workers compute at once; the answers come back in the order of ``items``.
-        """
-        answers: list[dict | ProgramError | None] = [None] * len(items)
-        groups: dict[int, list[int]] = {}
-        for position, (worker, _) in enumerate(items):
-            groups.setdefault(id(worker), []).append(position)
-        sent = []
-        for positions in groups.values():
-            worker = items[positions[0]][0]
-            requests = [items[p][1] for p in positions]
-            failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
-            sent.append((worker, positions, requests, failed))
-        for worker, positions, requests, failed in sent:
-            if failed is not None:
-                replies = failed
-            elif isinstance(worker, SandboxWorker):
-                replies = worker.receive(requests, self.config.call_timeout)
-            else:
-                replies = worker._exchange(requests, self.config.call_timeout)
-            for position, reply in zip(positions, replies, strict=True):
-                answers[position] = reply
-        return answers  # type: ignore[return-value]
-
     def close(self) -> None:
-        """Stop every worker."""
-        for worker in self.workers:
-            worker.close()
+        """Stop every worker the pool started (workers given to ``from_workers`` stay)."""
+        with self._lock:
+            members, self._members = self._members, []
+        for member in members:
+            if member.owned:
+                member.worker.close()
 
     def __enter__(self) -> SandboxPool:
         return self

@@ -1,9 +1,12 @@
-"""The wire between host and worker: length-prefixed JSON frames, and the contract's value checks.
+"""The wire between host and worker: length-prefixed JSON frames, requests, and value checks.
 
-Both sides import this module. The worker converts whatever a program returned into plain
-JSON values with exact type checks (a ``str`` subclass could run program code when encoded);
-the host decodes the frame and runs the same value checks again, trusting nothing. Nothing is
-ever unpickled: a worker that escaped the policy must not be able to run code in the host.
+Both sides import this module. The host builds every request with the ``*_request`` functions
+below (which refuse what the worker would refuse, so a bad argument fails in the caller, with
+a sentence, before anything is sent). The worker converts whatever a program returned into
+plain JSON values with exact type checks (a ``str`` subclass could run program code when
+encoded), capping sizes while it walks; the host decodes the frame and runs the same value
+checks again, trusting nothing. Nothing is ever unpickled: a worker that escaped the policy
+must not be able to run code in the host.
 """
 
 from __future__ import annotations
@@ -14,13 +17,19 @@ import struct
 from typing import Any
 
 from spadegym import contract
+from spadegym.errors import ProgramError, SpadegymError
 
 HEADER = struct.Struct(">I")
 MAX_REQUEST_BYTES = 4 * contract.MAX_ACTION_CHARS + 8 * contract.MAX_PROGRAM_BYTES
-"""Largest frame the worker accepts (a program, or a batch of long actions)."""
+"""Largest frame the worker accepts (a program, or a batch of long actions); the host splits a
+batch that would be larger into several frames."""
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """Largest frame the host accepts from a worker; anything bigger kills the worker."""
 MAX_JSON_DEPTH = 32
+MAX_OPTIONS_BYTES = 64 * 1024
+"""Largest ``options`` of a ``reset``, as JSON."""
+MAX_TOOLS_BYTES = 64 * 1024
+"""Largest ``tools`` declaration of a ``ToolEnv``, as JSON."""
 
 _encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -32,48 +41,195 @@ def encode(message: Any) -> bytes:
 
 
 def decode(body: bytes) -> Any:
-    """Decode a frame body; non-finite numbers are refused (JSON has none, Python accepts them)."""
-    return json.loads(body.decode("utf-8", "surrogatepass"), parse_constant=_refuse_constant)
+    """Decode a frame body; non-finite numbers are refused (JSON has none, Python accepts them).
+
+    Raises:
+        ValueError: the body is not UTF-8 JSON, holds a non-finite number, or is nested too
+            deeply for the parser (a ``RecursionError`` is reported as a ``ValueError``).
+    """
+    try:
+        return _decoder.decode(body.decode("utf-8", "surrogatepass"))
+    except RecursionError:
+        raise ValueError("a frame nested too deeply to parse") from None
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name} in a frame")
 
 
+_decoder = json.JSONDecoder(parse_constant=_refuse_constant)  # one, not one per frame
+
+
+# -- requests (built by the host) ------------------------------------------------------------
+
+
+def ping_request() -> dict:
+    """A round trip that runs no program code."""
+    return {"op": "ping"}
+
+
+def load_request(source: str, filename: str = "<program>") -> dict:
+    """Compile ``source`` and run its module code; answered with the class facts."""
+    if type(source) is not str or type(filename) is not str:
+        raise SpadegymError("a program's source and filename must be str.")
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > contract.MAX_PROGRAM_BYTES:
+        raise ProgramError(
+            f"the program is {size} bytes; the contract allows at most "
+            f"{contract.MAX_PROGRAM_BYTES}. Write a shorter program.",
+            "policy",
+        )
+    return {"op": "load", "source": source, "filename": filename}
+
+
+def new_request(program: int) -> dict:
+    """Create an instance of a loaded program's environment class; answered with its id."""
+    return {"op": "new", "p": _id(program, "program")}
+
+
+def reset_request(instance: int, seed: int | None = None, options: dict | None = None) -> dict:
+    """Call an instance's ``reset(seed, options)``.
+
+    Raises:
+        SpadegymError: ``seed`` is not an int or None, or ``options`` not a dict of JSON values.
+    """
+    if seed is not None and type(seed) is not int:
+        raise SpadegymError(f"seed={seed!r}: a seed must be an int or None.")
+    if options is not None:
+        if type(options) is not dict:
+            raise SpadegymError(
+                f"options of type {type(options).__name__}: options must be a dict or None."
+            )
+        try:
+            options = plain_json(options, "reset() options", limit=MAX_OPTIONS_BYTES)
+        except ContractViolation as exc:
+            raise SpadegymError(f"{exc} Pass JSON values only.") from None
+    return {"op": "reset", "i": _id(instance, "instance"), "seed": seed, "options": options}
+
+
+def step_request(instance: int, action: str) -> dict:
+    """Call an instance's ``step(action)``.
+
+    Raises:
+        SpadegymError: the action is not a str.
+        ProgramError: the action is longer than the contract allows (kind ``"action"``): a
+            player's reply, so it is reported like a failed step, never sent.
+    """
+    if type(action) is not str:
+        raise SpadegymError(f"actions are str replies; got {type(action).__name__}.")
+    if len(action) > contract.MAX_ACTION_CHARS:
+        raise ProgramError(
+            f"the action has {len(action)} characters; actions are at most "
+            f"{contract.MAX_ACTION_CHARS} characters. Send a shorter reply.",
+            "action",
+        )
+    return {"op": "step", "i": _id(instance, "instance"), "a": action}
+
+
+def solution_request(instance: int) -> dict:
+    """Call an instance's ``solution()``."""
+    return {"op": "call", "i": _id(instance, "instance"), "m": "solution"}
+
+
+def hint_request(instance: int) -> dict:
+    """Call an instance's ``hint()``."""
+    return {"op": "call", "i": _id(instance, "instance"), "m": "hint"}
+
+
+def close_request(instance: int) -> dict:
+    """Forget an instance (its finalizers run under the call deadline)."""
+    return {"op": "close", "i": _id(instance, "instance")}
+
+
+def unload_request(program: int) -> dict:
+    """Forget a loaded program (the worker still refuses any other program)."""
+    return {"op": "unload", "p": _id(program, "program")}
+
+
+def _id(value: int, what: str) -> int:
+    if type(value) is not int:
+        raise SpadegymError(f"{what} ids are ints; got {type(value).__name__}.")
+    return value
+
+
+# -- values (checked by both sides) ----------------------------------------------------------
+
+
 class ContractViolation(Exception):
     """A value a program returned breaks the contract; the message is for the designer."""
 
 
-def plain_json(value: Any, where: str, depth: int = 0) -> Any:
+def _over(where: str, budget: list[int]) -> None:
+    raise ContractViolation(
+        f"{where} is larger than {budget[1]} bytes as JSON; the limit is {budget[1]}."
+    )
+
+
+def plain_json(value: Any, where: str, depth: int = 0, limit: int | None = None) -> Any:
     """Copy ``value`` into plain JSON types, checking exact types (no subclasses, no NaN).
 
     Args:
         value: what the program returned.
         where: how to name the value in a message, e.g. ``"step() info"``.
         depth: current nesting depth.
+        limit: a cap on the value's size as JSON, enforced while walking (a structure of
+            shared parts can stand for billions of leaves: it is refused after ``limit`` of
+            them, not expanded first).
 
     Raises:
         ContractViolation: with a sentence naming the offending value.
     """
+    budget = [limit, limit] if limit is not None else None  # [left, limit]
+    return _plain(value, where, depth, budget)
+
+
+def _plain(value: Any, where: str, depth: int, budget: list[int] | None) -> Any:
+    # The budget is a lower bound of the JSON size spent so far (scalars count one byte).
     if depth > MAX_JSON_DEPTH:
         raise ContractViolation(f"{where} is nested more than {MAX_JSON_DEPTH} levels deep.")
     kind = type(value)
-    if value is None or kind is bool or kind is str or kind is int:
+    if value is None or kind is bool or kind is int:
+        if budget is not None:
+            budget[0] -= 1
+            if budget[0] < 0:
+                _over(where, budget)
+        return value
+    if kind is str:
+        if budget is not None:
+            budget[0] -= len(value) + 2
+            if budget[0] < 0:
+                _over(where, budget)
         return value
     if kind is float:
         if not math.isfinite(value):
             raise ContractViolation(f"{where} holds a non-finite number ({value}).")
+        if budget is not None:
+            budget[0] -= 1
+            if budget[0] < 0:
+                _over(where, budget)
         return value
     if kind is list or kind is tuple:
-        return [plain_json(item, where, depth + 1) for item in value]
+        if budget is not None:
+            budget[0] -= 2 + max(0, len(value) - 1)  # brackets and commas
+            if budget[0] < 0:
+                _over(where, budget)
+        return [_plain(item, where, depth + 1, budget) for item in value]
     if kind is dict:
+        if budget is not None:
+            budget[0] -= 1 + 2 * len(value) if value else 2  # braces, colons, commas
+            if budget[0] < 0:
+                _over(where, budget)
         out = {}
         for key, item in value.items():
             if type(key) is not str:
                 raise ContractViolation(
                     f"{where} has a key of type {type(key).__name__}; keys must be strings."
                 )
-            out[key] = plain_json(item, where, depth + 1)
+            if budget is not None:
+                budget[0] -= len(key) + 2
+                if budget[0] < 0:
+                    _over(where, budget)
+            out[key] = _plain(item, where, depth + 1, budget)
         return out
     raise ContractViolation(
         f"{where} holds a {kind.__name__}; only str, int, float, bool, None, lists and dicts "
@@ -104,7 +260,7 @@ def check_info(info: Any, where: str) -> dict:
         )
     if not info:
         return {}
-    clean = plain_json(info, f"{where} info")
+    clean = plain_json(info, f"{where} info", limit=contract.MAX_INFO_BYTES)
     size = len(_encoder.encode(clean).encode("utf-8", "surrogatepass"))
     if size > contract.MAX_INFO_BYTES:
         raise ContractViolation(

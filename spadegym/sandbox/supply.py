@@ -15,9 +15,9 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from spadegym.sandbox.client import SandboxWorker
+from spadegym.sandbox.client import SandboxWorker, Worker
 from spadegym.sandbox.config import SandboxConfig
-from spadegym.sandbox.pool import Worker, make_worker
+from spadegym.sandbox.handle import make_worker
 
 __all__ = ["WorkerSupply", "fresh_worker"]
 

@@ -14,7 +14,7 @@ import contextlib
 import os
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from spadegym.errors import ProgramError
@@ -111,13 +111,15 @@ class Clock:
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds the program's process has used so far, or None where that is unknown."""
-        proc = getattr(self.worker, "_proc", None)  # a SandboxWorker's process
-        if proc is None:
-            return time.thread_time() if not hasattr(self.worker, "receive") else None
-        if self._stat is None or self._stat[0] != proc.pid:  # first use, or a new process
+        if not hasattr(self.worker, "receive"):  # in-process: the calls run in this thread
+            return time.thread_time()
+        pid = self.worker.pid  # the worker's process, while it runs
+        if pid is None:
+            return None
+        if self._stat is None or self._stat[0] != pid:  # first use, or a new process
             self.close()
             try:
-                self._stat = (proc.pid, os.open(f"/proc/{proc.pid}/stat", os.O_RDONLY))
+                self._stat = (pid, os.open(f"/proc/{pid}/stat", os.O_RDONLY))
             except OSError:
                 return None
         try:
@@ -142,7 +144,7 @@ class Clock:
             "step_ms_max": round(1000 * max(self.seconds), 3),
         }
 
-    def exchange(self, requests: list[dict], timeout: float) -> list[dict | ProgramError]:
+    def exchange(self, requests: Sequence[dict]) -> list[dict | ProgramError]:
         """Send ``requests`` in one batch and time each answer as it arrives.
 
         Raises:
@@ -159,9 +161,9 @@ class Clock:
             for request in requests:
                 timed = request.get("op") in TIMED_OPS
                 with self.timed(_describe(request)) if timed else _NO_TIMING:
-                    responses.append(worker._exchange([request], timeout)[0])
+                    responses.append(worker.exchange([request])[0])
                 if timed:
-                    self._timeout(responses[-1], _describe(request), timeout)
+                    self._timeout(responses[-1], _describe(request), _deadline(worker, request))
             return responses
         sample = self.cpu_seconds()
         failed = worker.send(requests)
@@ -171,8 +173,8 @@ class Clock:
         seconds, budget, quarter = self.seconds, self.step_budget, self.step_budget / 4
         first = last = sampled = time.perf_counter()
         for k, request in enumerate(requests):
-            wait = min(timeout, self.deadline - last)
-            response = receive([request], wait if wait > 0.001 else 0.001)[0]
+            # Each answer waits its request's deadline; the total cap is checked between calls.
+            response = receive([request])[0]
             now = time.perf_counter()
             responses.append(response)
             cpu = None
@@ -187,7 +189,7 @@ class Clock:
                 took = now - last
                 seconds.append(took)
                 if took > budget or type(response) is not dict or response.get("ok") is not True:
-                    self._timeout(response, _describe(request), timeout)
+                    self._timeout(response, _describe(request), _deadline(worker, request))
                     self._check(took, _describe(request), cpu)
             last = now
             if isinstance(response, ProgramError) and not getattr(worker, "alive", True):
@@ -210,6 +212,10 @@ class Clock:
         if kill is not None and getattr(self.worker, "alive", False):
             kill()  # the rest of its batch must not run
         raise OutOfTime(message)
+
+
+def _deadline(worker: Worker, request: dict) -> float:
+    return worker.config.deadline(request.get("op", ""))
 
 
 def _describe(request: dict) -> str:

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym.errors import ProgramError
-from spadegym.sandbox import ProgramInfo
-from spadegym.sandbox.pool import Worker
+from spadegym.sandbox import ProgramInfo, Worker, protocol
 from spadegym.validation.budget import Clock
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.episodes import Episode, play
@@ -77,14 +76,13 @@ class Context:
 
     def exchange(self, requests: list[dict]) -> list[Any]:
         """Send a batch of requests to the worker (timed by the clock); the answers."""
-        timeout = self.worker.config.call_timeout
         if self.clock is not None:
-            return self.clock.exchange(requests, timeout)
-        return self.worker._exchange(requests, timeout) if requests else []
+            return self.clock.exchange(requests)
+        return self.worker.exchange(requests)
 
     def close(self, episodes: list[Episode]) -> None:
         """Close the instances of ``episodes`` that were kept open."""
-        closes = [{"op": "close", "i": e.instance} for e in episodes if e.instance is not None]
+        closes = [protocol.close_request(e.instance) for e in episodes if e.instance is not None]
         try:
             self.exchange(closes)
         except ProgramError:

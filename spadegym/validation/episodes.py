@@ -7,16 +7,13 @@ batch, so a check costs a few round trips rather than hundreds.
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym.errors import ProgramError, SandboxError
-from spadegym.sandbox import ProgramInfo, protocol
-from spadegym.sandbox.client import _check, _result
-from spadegym.sandbox.pool import Worker
+from spadegym.sandbox import ProgramInfo, Worker, answer_value, protocol
 
 
 @dataclass
@@ -74,17 +71,9 @@ class Episode:
         return actions[self.turns] if actions is not None and self.turns < len(actions) else None
 
 
-def _exchange(worker: Worker, requests: list[dict], timeout: float) -> list[Any]:
-    return worker._exchange(requests, timeout) if requests else []
-
-
-def _value(response: Any, what: str) -> Any:
-    if isinstance(response, ProgramError):
-        raise response
-    return _result(response, what)
-
-
-_CALL_CHECKS = {"solution": protocol.check_solution, "hint": protocol.check_hint}
+Exchange = Callable[[Sequence[dict]], list[Any]]
+"""Sends a batch of requests (``spadegym.sandbox.protocol``'s builders) and returns one answer
+per request: the worker's own ``exchange``, or the validator's timed one."""
 
 
 def play(
@@ -93,7 +82,7 @@ def play(
     episodes: list[Episode],
     max_turns: int,
     *,
-    exchange: Callable[[list[dict], float], list[Any]] | None = None,
+    exchange: Exchange | None = None,
     keep: bool = False,
 ) -> None:
     """Play ``episodes`` to their ends (or ``max_turns``), recording everything on them.
@@ -103,32 +92,27 @@ def play(
         info: the loaded program.
         episodes: what to play; each records its results.
         max_turns: steps per episode at most.
-        exchange: sends a batch of requests (with a timeout) and returns the answers; the
-            worker's own by default (the validator passes a timed one).
+        exchange: sends a batch of requests and returns the answers; the worker's own by
+            default (the validator passes a timed one).
         keep: leave the instances this call created open (their ids stay on the episodes).
     """
-    call_timeout = worker.config.call_timeout
-    load_timeout = worker.config.load_timeout
     if exchange is None:
-        exchange = functools.partial(_exchange, worker)
+        exchange = worker.exchange
     created = [k for k, e in enumerate(episodes) if e.instance is None]
-    answers = exchange([{"op": "new", "p": info.program} for _ in created], load_timeout)
-    for k, answer in zip(created, answers):
+    creates = [protocol.new_request(info.program) for _ in created]
+    for k, request, answer in zip(created, creates, exchange(creates)):
         try:
-            episodes[k].instance = _value(answer, "new")
+            episodes[k].instance = answer_value(request, answer)
         except ProgramError as exc:
             episodes[k].error, episodes[k].error_during = exc, "creating the environment"
     instances = [e.instance for e in episodes]
     live = [k for k, iid in enumerate(instances) if iid is not None]
     resets = [
-        {"op": "reset", "i": instances[k], "seed": episodes[k].seed, "options": episodes[k].options}
-        for k in live
+        protocol.reset_request(instances[k], episodes[k].seed, episodes[k].options) for k in live
     ]
-    for k, answer in zip(live, exchange(resets, call_timeout)):
+    for k, request, answer in zip(live, resets, exchange(resets)):
         try:
-            episodes[k].first_observation, episodes[k].first_info = _check(
-                _value(answer, "reset"), protocol.check_reset
-            )
+            episodes[k].first_observation, episodes[k].first_info = answer_value(request, answer)
         except ProgramError as exc:
             episodes[k].error, episodes[k].error_during = exc, "reset()"
     live = [k for k in live if episodes[k].error is None]
@@ -137,11 +121,11 @@ def play(
         for k in live
         for method in ("solution",) * episodes[k].use_solution + episodes[k].calls
     ]
-    calls = [{"op": "call", "i": instances[k], "m": method} for k, method in wanting]
-    for (k, method), answer in zip(wanting, exchange(calls, call_timeout)):
+    calls = [_CALLS[method](instances[k]) for k, method in wanting]
+    for (k, method), request, answer in zip(wanting, calls, exchange(calls)):
         episode = episodes[k]
         try:
-            value = _check(_value(answer, method), _CALL_CHECKS[method])
+            value = answer_value(request, answer)
         except ProgramError as exc:
             value = exc
         if episode.use_solution and method == "solution" and episode.solution is None:
@@ -157,18 +141,30 @@ def play(
         batch = [(k, action) for k, action in batch if action is not None]
         if not batch:
             break
+        steps: list[dict | ProgramError] = []
+        for k, action in batch:
+            try:
+                steps.append(protocol.step_request(instances[k], action))
+            except ProgramError as exc:  # an action longer than the contract allows
+                steps.append(exc)
+        sent = [request for request in steps if not isinstance(request, ProgramError)]
         started = time.perf_counter()
-        answers = exchange(
-            [{"op": "step", "i": instances[k], "a": a} for k, a in batch], call_timeout
-        )
+        answers = iter(exchange(sent))
         per_step = (time.perf_counter() - started) / len(batch)
         still = []
-        for (k, action), answer in zip(batch, answers):
+        for (k, action), request in zip(batch, steps):
             episode = episodes[k]
             episode.step_seconds.append(per_step)
             try:
-                obs, reward, terminated, truncated, step_info = _check(
-                    _value(answer, "step"), protocol.check_step
+                if isinstance(request, ProgramError):
+                    raise request
+                result = answer_value(request, next(answers))
+                obs, reward, terminated, truncated, step_info = (
+                    result.observation,
+                    result.reward,
+                    result.terminated,
+                    result.truncated,
+                    result.info,
                 )
             except ProgramError as exc:
                 episode.error = exc
@@ -183,11 +179,14 @@ def play(
         live = still
     if keep:
         return
-    closes = [{"op": "close", "i": instances[k]} for k in created if instances[k] is not None]
+    closes = [protocol.close_request(instances[k]) for k in created if instances[k] is not None]
     try:
-        exchange(closes, call_timeout)
+        exchange(closes)
     except (ProgramError, SandboxError):
         pass
+
+
+_CALLS = {"solution": protocol.solution_request, "hint": protocol.hint_request}
 
 
 def _show(action: str, limit: int = 80) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spadegym.errors import ProgramError
-from spadegym.sandbox.client import reset_result
+from spadegym.sandbox import answer_or_error, protocol
 from spadegym.validation.context import Context, seed_name
 from spadegym.validation.episodes import Episode
 
@@ -224,25 +224,23 @@ def _round(ctx: Context, live: list[_Game]) -> None:
         for slot, move in chosen:
             iid, start = game.instances[slot], len(requests)
             if slot not in game.synced:
-                requests.append(
-                    {"op": "reset", "i": iid, "seed": game.episode.seed, "options": None}
-                )
-                requests += [{"op": "step", "i": iid, "a": m} for m in game.moves]
-            requests.append({"op": "step", "i": iid, "a": move})
+                requests.append(protocol.reset_request(iid, game.episode.seed, None))
+                requests += [protocol.step_request(iid, m) for m in game.moves]
+            requests.append(protocol.step_request(iid, move))
             game.work += len(requests) - start
             tries.append((game, slot, move, start, len(requests)))
     responses = ctx.exchange(requests)
     results: dict[int, list] = {}
     for game, slot, move, start, stop in tries:
-        answers = responses[start:stop]
-        if len(answers) > 1:  # a rewind: the replay must go as before
-            replayed = [reset_result(answers[0])] + ctx.worker.step_results(answers[1:-1])
+        pairs = list(zip(requests[start:stop], responses[start:stop], strict=True))
+        if len(pairs) > 1:  # a rewind: the replay must go as before
+            replayed = [answer_or_error(request, answer) for request, answer in pairs[:-1]]
             if any(isinstance(r, ProgramError) for r in replayed) or any(
                 r.terminated or r.truncated for r in replayed[1:]
             ):
                 game.over = True  # the replay went differently: determinism's business
                 continue
-        (result,) = ctx.worker.step_results(answers[-1:])
+        result = answer_or_error(*pairs[-1])
         results.setdefault(id(game), []).append((slot, move, result))
     for game in live:
         if not game.over:

@@ -66,6 +66,16 @@ def test_console_script_runs_in_a_subprocess():
 
 def test_doctor_reports_layers(capsys):
     code = main(["doctor", "--json"])
-    layers = json.loads(capsys.readouterr().out)["layers"]
-    assert set(layers) == {"rlimits", "network", "privileges", "seccomp"}
+    report = json.loads(capsys.readouterr().out)
+    layers = report["layers"]
+    assert set(layers) == {
+        "rlimits",
+        "network",
+        "ipc",
+        "filesystem",
+        "privileges",
+        "pdeathsig",
+        "seccomp",
+    }
+    assert report["required"] == ["network", "privileges"]
     assert code == (0 if all(layer["active"] for layer in layers.values()) else 1)

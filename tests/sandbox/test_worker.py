@@ -1,4 +1,7 @@
-"""The worker end to end: programs load, run, fail as data, and never take the host down."""
+"""The worker end to end: programs load, run, fail as data, and never take the host down.
+
+Each test gets a fresh worker: a worker process serves one program.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +12,10 @@ import pytest
 from sample_programs import make_program
 
 from spadegym.errors import ProgramError
-from spadegym.sandbox import EnvHandle, SandboxConfig, SandboxPool, SandboxWorker, make_worker
+from spadegym.sandbox import EnvHandle, SandboxConfig, SandboxWorker, make_worker
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def worker():
     w = SandboxWorker(SandboxConfig(call_timeout=1.0, kill_grace=1.0))
     yield w
@@ -140,72 +143,18 @@ def test_module_code_that_never_ends_times_out_at_load():
         worker.close()
 
 
-def test_huge_action_is_refused(worker):
-    handle = open_env(worker, make_program("return 'ok', 0.0, False, False, {}"))
-    with pytest.raises(Exception) as caught:
-        handle.step("x" * 70000)
-    assert "at most 65536" in str(caught.value)
-
-
 def test_step_many_reports_each_failure_in_place(worker):
-    good = EnvHandle(worker, make_program("return 'ok', 0.0, False, False, {}"))
-    bad = EnvHandle(
-        worker, make_program("return 'x', math.inf, False, False, {}", header="import math")
+    program = make_program(
+        "if action == 'b':\n    return 'x', math.inf, False, False, {}\n"
+        "return 'ok', 0.0, False, False, {}",
+        header="import math",
     )
+    good, bad = EnvHandle(worker, program), EnvHandle(worker, program)
     good.reset(0)
     bad.reset(0)
     results = worker.step_many([(good.instance, "a"), (bad.instance, "b"), (good.instance, "c")])
     assert results[0].observation == "ok" and results[2].observation == "ok"
-    assert (
-        isinstance(results[1], ProgramError)
-        and "non-finite" in str(results[1])
-        or "reward inf" in str(results[1])
-    )
-
-
-def test_pool_steps_a_batch_across_workers(lock_pick):
-    with SandboxPool(size=2) as pool:
-        handles = [pool.open(lock_pick) for _ in range(6)]
-        assert len({id(h.worker) for h in handles}) == 2
-        for seed, handle in enumerate(handles):
-            handle.reset(seed)
-        answers = [handle.solution()[0] for handle in handles]
-        results = pool.step_batch(list(zip(handles, answers)))
-        assert all(r.reward == 1.0 and r.terminated for r in results)
-
-
-def test_pool_keeps_a_program_on_the_worker_that_compiled_it(lock_pick):
-    other = make_program('return "0", 1.0, True, False, {}')
-    with SandboxPool(size=2) as pool:
-        handles = [pool.open(source) for source in (lock_pick, other, lock_pick, other)]
-        assert handles[0].worker is handles[2].worker
-        assert handles[1].worker is handles[3].worker is not handles[0].worker
-        assert [len(w._programs) for w in pool.workers] == [1, 1]  # each compiled one program
-        more = [pool.open(lock_pick) for _ in range(6)]  # affinity gives way to balance
-        assert sorted(pool._load) == [5, 5]
-        for handle in handles + more:
-            pool.release(handle)
-
-
-def test_pool_opens_resets_and_releases_in_batches(lock_pick):
-    failing_reset = make_program(
-        "return '0', 0.0, True, False, {}", reset_body="raise ValueError('no board')"
-    )
-    refused = "import os\n" + lock_pick
-    with SandboxPool(size=2) as pool:
-        opened = pool.open_many(
-            [(lock_pick, "a"), (refused, "b"), (failing_reset, "c"), (lock_pick, "d")]
-        )
-        assert isinstance(opened[1], ProgramError) and opened[1].kind == "policy"
-        handles = [opened[0], opened[2], opened[3]]
-        assert all(isinstance(h, EnvHandle) for h in handles)
-        assert sum(pool._load) == 3  # the refused program holds no slot
-        resets = pool.reset_batch([(h, seed, None) for seed, h in enumerate(handles)])
-        assert "3-digit lock" in resets[0][0] and "3-digit lock" in resets[2][0]
-        assert isinstance(resets[1], ProgramError) and "no board" in str(resets[1])
-        assert resets[0] == handles[0].worker.reset(handles[0].instance, 0, None)
-        pool.release_many(handles)
-        assert pool._load == [0, 0] and all(h.lost for h in handles)
+    assert isinstance(results[1], ProgramError) and "reward inf" in str(results[1])
 
 
 def test_in_process_mode_runs_the_same_program(lock_pick):
