@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spadegym import contract
 from spadegym.errors import ConfigError
 
 __all__ = [
@@ -477,8 +478,8 @@ def evaluate(
             f"episodes={episodes}, concurrency={concurrency}, batch={batch}: "
             "each must be at least 1."
         )
-    if difficulty is not None and not 1 <= difficulty <= 5:
-        raise ConfigError(f"difficulty={difficulty}: difficulties are 1..5.")
+    if difficulty is not None:
+        contract.check_difficulty(difficulty)
     say = _progress_writer(progress)
     started = time.perf_counter()
     targets = _targets(ids, skill, kind, roots)

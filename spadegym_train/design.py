@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spadegym import contract
 from spadegym.designer.prompts import Example, design_messages, hint_messages
 from spadegym.errors import ConfigError
 from spadegym.extract import extract_program
@@ -148,7 +149,7 @@ def write_candidates(
     for k in range(config.docs_per_regen):
         skill = skills[k % len(skills)]
         document = corpus.sample(rng).text
-        difficulty = rng.randint(1, 5)
+        difficulty = rng.randint(contract.MIN_DIFFICULTY, contract.MAX_DIFFICULTY)
         examples, negative, nearby = memory_context(memory, skill, document)
         messages = design_messages(
             skill, difficulty, document, examples=examples, negative=negative, nearby=nearby

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spadegym import compat
+from spadegym import compat, contract
 from spadegym.registry import ids
 from spadegym.registry.entry import (
     clean_leftovers,
@@ -79,18 +79,14 @@ class VerifyResult:
 
 
 def _class_name(program: str) -> str:
-    from spadegym.validation.static import env_classes
-
     try:
-        classes = env_classes(compat.parse(program))
+        tree = compat.parse(program)
     except (SyntaxError, ValueError) as exc:
         raise RegistryError(f"the program cannot be parsed ({exc}); validate it first.") from None
-    if len(classes) != 1:
-        raise RegistryError(
-            f"the program defines {len(classes)} classes ending in Env; the "
-            "contract asks for exactly one. Validate it first."
-        )
-    return classes[0].name
+    try:
+        return contract.environment_class_def(tree).name
+    except ValueError as exc:
+        raise RegistryError(f"{exc}. Validate it first.") from None
 
 
 def check_program(source: str, report: Any = None, config: Any = None) -> tuple[str, Any]:

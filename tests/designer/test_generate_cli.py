@@ -56,7 +56,7 @@ def test_usage_errors_exit_2(tmp_path, capsys):
         run(["--llm", f"replay:{REPLAY}", "--difficulty", "9", "--registry", str(tmp_path / "r")])
         == 2
     )
-    assert "designer difficulties are 1..5" in capsys.readouterr().err
+    assert "difficulty=9: difficulties are ints in 1..5." in capsys.readouterr().err
 
 
 def test_the_default_memory_is_used_and_created(tmp_path, capsys, monkeypatch):
