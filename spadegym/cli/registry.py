@@ -10,11 +10,12 @@ names another. ``verify --fix --root registry/`` (re)builds the manifests of a f
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from spadegym.cli.output import dumps, terminal
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -132,7 +133,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _fail(command: str, message: str, code: int = 1) -> int:
-    print(f"spadegym {command}: {message}", file=sys.stderr)
+    print(terminal(f"spadegym {command}: {message}"), file=sys.stderr)
     return code
 
 
@@ -214,7 +215,7 @@ def run_add(args: argparse.Namespace) -> int:
         except (DuplicateEnvironmentError, RegistryError) as exc:
             failed += _fail("add", f"{path}: {exc}")
             continue
-        print(f"{env_id}  {path}")
+        print(terminal(f"{env_id}  {path}"))
     return 1 if failed else 0
 
 
@@ -229,7 +230,7 @@ def run_list(args: argparse.Namespace) -> int:
         skipped += [(registry.root / name, why) for name, why in registry.skipped().items()]
     if args.json:
         print(
-            json.dumps(
+            dumps(
                 [
                     {
                         "id": e.id,
@@ -242,21 +243,22 @@ def run_list(args: argparse.Namespace) -> int:
                         "root": str(root),
                     }
                     for e, root in rows
-                ],
-                ensure_ascii=False,
+                ]
             )
         )
     elif args.markdown:
         print("| id | skill | kind | title | turns |\n| --- | --- | --- | --- | --- |")
         for e, _ in rows:
             title = e.title.replace("|", "\\|")
-            print(f"| `{e.id}` | {e.skill or ''} | {e.kind} | {title} | {e.max_turns} |")
+            print(terminal(f"| `{e.id}` | {e.skill or ''} | {e.kind} | {title} | {e.max_turns} |"))
     else:
         width = max([len(e.id) for e, _ in rows] + [2])
         for e, _ in rows:
             print(
-                f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
-                f"{e.max_turns:3}  {e.title}"
+                terminal(
+                    f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
+                    f"{e.max_turns:3}  {e.title}"
+                )
             )
         print(
             f"\n{len(rows)} environments"
@@ -264,7 +266,7 @@ def run_list(args: argparse.Namespace) -> int:
         )
     if args.verbose:
         for path, why in skipped:
-            print(f"skipped {path}: {why}", file=sys.stderr)
+            print(terminal(f"skipped {path}: {why}"), file=sys.stderr)
     return 0
 
 
@@ -277,9 +279,9 @@ def run_show(args: argparse.Namespace) -> int:
         source = env.source()
     except RegistryError as exc:
         return _fail("show", str(exc))
-    print(env.manifest.to_json())
-    print(f"# {env.path / 'env.py'}")
-    print(source)
+    print(terminal(env.manifest.to_json()))
+    print(terminal(f"# {env.path / 'env.py'}"))
+    print(terminal(source))
     return 0
 
 
@@ -296,15 +298,19 @@ def run_play(args: argparse.Namespace) -> int:
     try:
         options = {"difficulty": args.difficulty} if args.difficulty is not None else None
         obs, info = env.reset(seed=args.seed, options=options)
-        print(f"== {env.title} ({found.id}, seed {args.seed}, at most {env.max_turns} turns)")
+        print(
+            terminal(
+                f"== {env.title} ({found.id}, seed {args.seed}, at most {env.max_turns} turns)"
+            )
+        )
         print("Type one reply per line; :quit stops.\n")
-        print(obs)
+        print(terminal(obs))
         if args.hint:
             hint = env.hint()
-            print(f"\nHint: {hint}" if hint else "\n(this environment has no hint)")
+            print(terminal(f"\nHint: {hint}") if hint else "\n(this environment has no hint)")
         while True:
             if "player" in info:
-                print(f"[player {info['player']} to move]")
+                print(terminal(f"[player {info['player']} to move]"))
             if interactive:
                 print("> ", end="", flush=True)
             line = sys.stdin.readline()
@@ -312,7 +318,7 @@ def run_play(args: argparse.Namespace) -> int:
                 print("\n(stopped before the episode ended)")
                 return 0
             obs, reward, terminated, truncated, info = env.step(line.rstrip("\r\n"))
-            print(f"\n{obs}\n[reward {reward:g}]")
+            print(terminal(f"\n{obs}\n[reward {reward:g}]"))
             if terminated or truncated:
                 how = "terminated" if terminated else f"truncated after {env.max_turns} turns"
                 print(
@@ -350,10 +356,10 @@ def run_verify(args: argparse.Namespace) -> int:
             continue
         for result in results:
             mark = "fixed" if result.fixed else "ok" if result.ok else "BROKEN"
-            print(f"{mark:7} {result.id}")
+            print(terminal(f"{mark:7} {result.id}"))
             if not result.ok:
                 bad += 1
-                print(textwrap.indent(result.problem, "        "))
+                print(terminal(textwrap.indent(result.problem, "        ")))
         ok = sum(r.ok for r in results)
         print(f"{root}: {ok} valid, {len(results) - ok} broken\n")
     if bad and not args.fix:
