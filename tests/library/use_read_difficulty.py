@@ -72,7 +72,9 @@ def rewrite(source: str) -> str:
     """The program using the shared ``read_difficulty``; the source itself if it has no copy."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
-    copies = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "read_difficulty"]
+    copies = [
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "read_difficulty"
+    ]
     edits: list[tuple[int, int, list[str]]] = []  # (first line, last line, replacement), 1-based
     if copies:
         (function,) = copies
@@ -92,9 +94,7 @@ def rewrite(source: str) -> str:
                 line = lines[call.lineno - 1]
                 text = line[call.col_offset : call.end_col_offset]
                 new = f"read_difficulty({ast.unparse(call.args[0])}, default={default})"
-                edits.append(
-                    (call.lineno, call.lineno, [line.replace(text, new, 1)])
-                )
+                edits.append((call.lineno, call.lineno, [line.replace(text, new, 1)]))
     else:
         found = None
         for node in ast.walk(tree):
@@ -105,9 +105,8 @@ def rewrite(source: str) -> str:
         if found is None:
             return source
         first, last, indent, name, default = found
-        edits.append(
-            (first, last, [" " * indent + f"{name} = read_difficulty(options, default={default})\n"])
-        )
+        line = " " * indent + f"{name} = read_difficulty(options, default={default})\n"
+        edits.append((first, last, [line]))
     edits.append(_import_edit(tree, lines))
     for first, last, replacement in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[first - 1 : last] = replacement
@@ -121,16 +120,19 @@ def _import_edit(tree: ast.Module, lines: list[str]) -> tuple[int, int, list[str
             names = sorted({a.name for a in node.names} | {"read_difficulty"})
             text = f"from spadegym.program import {', '.join(names)}\n"
             if len(text) > 100:
-                text = "from spadegym.program import (\n" + "".join(
-                    f"    {n},\n" for n in names
-                ) + ")\n"
+                text = (
+                    "from spadegym.program import (\n"
+                    + "".join(f"    {n},\n" for n in names)
+                    + ")\n"
+                )
             return node.lineno, node.end_lineno, [text]
     imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     if not imports:
         raise ValueError("the program imports nothing; place the import by hand")
     last = imports[-1]
     block = lines[last.lineno - 1 : last.end_lineno]
-    return last.lineno, last.end_lineno, [*block, "\n", "from spadegym.program import read_difficulty\n"]
+    added = "from spadegym.program import read_difficulty\n"
+    return last.lineno, last.end_lineno, [*block, "\n", added]
 
 
 def _behaviour(source: str) -> list:
