@@ -40,8 +40,8 @@ _ENUM_NAMES_HELP = (
 
 def _enum_members(names: object) -> list:
     """The member list to hand to enum, rebuilt from ``names`` after checking each name."""
-    if isinstance(names, str):
-        members: list = names.replace(",", " ").split()
+    if isinstance(names, str):  # str's own methods: a subclass cannot lie either
+        members: list = str.split(str.replace(names, ",", " "))
     elif isinstance(names, dict):
         members = list(dict.items(names))  # dict's own items: a subclass cannot lie
     elif type(names) in (list, tuple):
