@@ -25,9 +25,24 @@ AST_LOCK = threading.RLock()
 
 
 def parse(source: str, filename: str = "<unknown>") -> ast.Module:
-    """``ast.parse`` under ``AST_LOCK``."""
+    """``ast.parse`` under ``AST_LOCK``.
+
+    Raises:
+        SyntaxError: the source is not Python, or it nests so deeply that the parser gives up
+            (CPython raises RecursionError or MemoryError then; every caller already handles
+            SyntaxError). Its line is the longest line, where such nesting usually is.
+    """
     with AST_LOCK:
-        return ast.parse(source, filename)
+        try:
+            return ast.parse(source, filename)
+        except (RecursionError, MemoryError):
+            lines = source.splitlines() or [""]
+            line = max(range(len(lines)), key=lambda i: len(lines[i])) + 1
+            raise SyntaxError(
+                "the code nests too deeply for Python's parser; split deep expressions into "
+                "smaller steps",
+                (filename, line, 1, None),
+            ) from None
 
 
 def compile_ast(tree: ast.Module, filename: str) -> types.CodeType:

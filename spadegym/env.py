@@ -79,11 +79,12 @@ def episode_outcome(reward: float, terminated: bool, info: dict, num_players: in
 
 
 def check_difficulty(difficulty: Any) -> None:
-    """Refuse a default difficulty that is not None or an int in 1..5."""
-    if difficulty is not None and (
-        not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5
-    ):
-        raise SpadegymError(f"difficulty={difficulty!r}: difficulties are ints 1..5 (or None).")
+    """Refuse a default difficulty that is not None or a difficulty (``contract``)."""
+    if difficulty is not None and not contract.is_difficulty(difficulty):
+        raise SpadegymError(
+            f"difficulty={difficulty!r}: difficulties are ints in "
+            f"{contract.MIN_DIFFICULTY}..{contract.MAX_DIFFICULTY} (or None)."
+        )
 
 
 def with_difficulty(options: dict | None, difficulty: int | None) -> dict | None:

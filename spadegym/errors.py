@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spadegym.contract import ProgramErrorKind
+
 
 class SpadegymError(Exception):
     """Root of every error spadegym raises on purpose."""
@@ -19,11 +24,11 @@ class ProgramError(SpadegymError):
     """An environment program failed at run time (raised, broke the contract, or timed out).
 
     Attributes:
-        kind: a short stable tag: ``"exception"``, ``"contract"``, ``"timeout"``,
-            ``"crash"`` or ``"policy"``.
+        kind: a short stable tag, one of ``spadegym.contract.ProgramErrorKind``
+            (``PROGRAM_ERROR_KINDS`` says what each means).
     """
 
-    def __init__(self, message: str, kind: str = "exception"):
+    def __init__(self, message: str, kind: ProgramErrorKind = "exception"):
         self.kind = kind
         super().__init__(message)
 

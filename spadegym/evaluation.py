@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spadegym import contract
 from spadegym.errors import ConfigError, ProgramError
 from spadegym.play import (
     DEFAULT_HISTORY_TURNS,
@@ -389,8 +390,8 @@ def evaluate(
             f"episodes={episodes}, concurrency={concurrency}, batch={batch}: "
             "each must be at least 1."
         )
-    if difficulty is not None and not 1 <= difficulty <= 5:
-        raise ConfigError(f"difficulty={difficulty}: difficulties are 1..5.")
+    if difficulty is not None:
+        contract.check_difficulty(difficulty)
     if history_turns is not None and history_turns < 0:
         raise ConfigError(f"history_turns={history_turns} must be 0 or more (or None: all).")
     say = _progress_writer(progress)

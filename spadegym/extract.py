@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from spadegym import compat
+from spadegym import compat, contract
 from spadegym.contract import MAX_PROGRAM_BYTES
 
 __all__ = ["Extraction", "extract_program"]
@@ -77,12 +77,17 @@ def extract_program(reply: str) -> Extraction:
     The rules, in order: a reply over ``MAX_PROGRAM_BYTES`` of UTF-8 is refused; a UTF-8 BOM is
     dropped and CRLF/CR line endings become LF; text inside ``<think>...</think>`` is ignored
     (an unclosed ``<think>`` hides the rest of the reply, and a ``</think>`` with no opening tag
-    ends reasoning that began with the reply); a reply that is a JSON object is read from its
-    ``"code"`` string field; otherwise the last fenced block (```` ```python ````, ``py``,
-    ``python3``, unlabelled, or ``~~~``) that defines a ``class ...Env`` is the program; failing
-    that, an unclosed final fence that defines one; failing that, the whole reply if it parses as
-    Python and defines such a class at top level. (When the whole reply parses, it is taken
-    before an unclosed fence: its fence lines can only sit inside strings.)
+    ends reasoning that began with the reply); so is text inside an HTML comment
+    ``<!-- ... -->`` outside fenced blocks (Markdown hides it from a human reader; an unclosed
+    one hides the rest); a reply that is a JSON object is read from its ``"code"`` string
+    field; otherwise the last fenced block (```` ```python ````, ``py``, ``python3``,
+    unlabelled, or ``~~~``) that defines a ``class ...Env`` is the program; failing that, the
+    last ```` ```json ```` (or unlabelled) block holding a JSON object with a ``"code"`` field;
+    failing that, an unclosed final fence that defines an ``...Env`` class; failing that, the
+    whole reply if it parses as Python and defines such a class at top level,
+    kept line for line (so that line numbers agree with the file it came from). (When the
+    whole reply parses, it is taken before an unclosed fence: its fence lines can only sit
+    inside strings.)
 
     Args:
         reply: the model's whole reply.
@@ -108,16 +113,21 @@ def extract_program(reply: str) -> Extraction:
             )
         return _none(f"The reply is empty outside <think>...</think>. {_ASK}")
 
-    stripped = text.strip()
-    if stripped.startswith("{") and stripped.endswith("}"):
-        from_json = _from_json(stripped)
-        if from_json is not None:
-            return from_json
+    # A program is what a reader of the rendered reply sees: HTML comments hide text.
+    visible = _hide_comments(text)
+    from_json = _from_json(visible)
+    if from_json is not None:
+        return from_json
 
-    code, closed, blocks = _last_program_block(text)
+    code, closed, blocks = _last_program_block(visible)
     if code is not None and closed:
         return Extraction(_tidy(code), "fence", "")
-    whole = _whole_reply(text)
+    from_json = _json_block(visible)
+    if from_json is not None:
+        return from_json
+    whole = _whole_reply(text)  # a Python reply may hold "<!--" in a string: it is code
+    if whole.code is None and visible != text:
+        whole = _whole_reply(visible)
     if whole.code is not None:
         # A reply that parses as Python holds fence lines only inside strings or comments
         # (a program whose docstring shows a ``` line), so it beats an unclosed fence.
@@ -171,11 +181,43 @@ def _drop_reasoning(text: str) -> tuple[str, bool]:
         pos = closed.end()
 
 
+def _hide_comments(text: str) -> str:
+    """Blank out HTML comments outside fenced blocks, keeping their line breaks.
+
+    An unclosed comment runs to the end of the text, as Markdown renders it.
+    """
+    if "<!--" not in text:
+        return text
+    code = [(b.start - 1, b.end - 1) for b in _fenced_blocks("\n" + text)]
+    kept: list[str] = []
+    pos = 0
+    search = 0
+    block = 0
+    while True:
+        start = text.find("<!--", search)
+        if start < 0:
+            break
+        while block < len(code) and code[block][1] <= start:
+            block += 1
+        if block < len(code) and code[block][0] <= start:
+            search = code[block][1]  # inside a fenced block the text is code
+            continue
+        end = text.find("-->", start + 4)
+        stop = len(text) if end < 0 else end + 3
+        kept += [text[pos:start], "\n" * text.count("\n", start, stop)]
+        pos = search = stop
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
 def _from_json(text: str) -> Extraction | None:
     """Read the program from a JSON object's ``"code"`` field; ``None`` if it is not JSON."""
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
     try:
         obj = json.loads(text)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, MemoryError):
         return None
     if not isinstance(obj, dict):
         return None
@@ -193,6 +235,20 @@ def _from_json(text: str) -> Extraction | None:
     if fenced is not None and closed:
         code = fenced
     return Extraction(_tidy(code), "json", "")
+
+
+def _json_block(text: str) -> Extraction | None:
+    """The program of the last closed ```` ```json ```` (or unlabelled) block, if any.
+
+    Only a block holding a JSON object with a ``"code"`` string field counts.
+    """
+    padded = "\n" + text
+    for block in reversed(_fenced_blocks(padded)):
+        if block.closed and block.label in ("json", ""):
+            found = _from_json(padded[block.start + 1 : block.end])
+            if found is not None and found.code is not None:
+                return found
+    return None
 
 
 def _last_program_block(text: str) -> tuple[str | None, bool, int]:
@@ -280,13 +336,18 @@ def _whole_reply(text: str) -> Extraction:
         )
     except (ValueError, RecursionError, MemoryError):
         return _none(f"No fenced code block found, and the reply as a whole is not Python. {_ASK}")
-    if any(isinstance(node, ast.ClassDef) and node.name.endswith("Env") for node in tree.body):
-        return Extraction(_tidy(text), "whole_reply", "")
+    if any(
+        isinstance(node, ast.ClassDef) and contract.is_environment_class_name(node.name)
+        for node in tree.body
+    ):
+        return Extraction(_tidy(text, keep_leading_lines=True), "whole_reply", "")
     return _none(
         f"The reply is Python but defines no top-level class whose name ends in Env. {_ASK}"
     )
 
 
-def _tidy(code: str) -> str:
+def _tidy(code: str, keep_leading_lines: bool = False) -> str:
     code = _normalise(code)
-    return _LEADING_BLANK_LINES.sub("", code).rstrip() + "\n"
+    if not keep_leading_lines:
+        code = _LEADING_BLANK_LINES.sub("", code)
+    return code.rstrip() + "\n"

@@ -1,8 +1,9 @@
 """Helpers that environment programs may import (contract section 5).
 
-This module is imported inside sandbox workers, so it depends on the standard library only.
-``extract_boxed`` and ``parse_tool_calls`` are pure functions; ``ToolEnv`` is the base class for
-tool-use environments (contract section 6). They run as trusted code on the program's behalf:
+This module is imported inside sandbox workers, so it depends on the standard library (and
+``spadegym.contract``) only. ``extract_boxed``, ``parse_tool_calls`` and ``read_difficulty`` are
+pure functions that never raise on any input; ``ToolEnv`` is the base class for tool-use
+environments (contract section 6). They run as trusted code on the program's behalf:
 ``ToolEnv.step`` looks tools up only among the names the program declared.
 """
 
@@ -12,7 +13,9 @@ import json
 import re
 from typing import Any
 
-__all__ = ["extract_boxed", "parse_tool_calls", "extract_answer", "ToolEnv"]
+from spadegym.contract import DEFAULT_DIFFICULTY, is_difficulty
+
+__all__ = ["extract_boxed", "parse_tool_calls", "extract_answer", "read_difficulty", "ToolEnv"]
 
 _BOXED = "\\boxed{"
 _TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -69,11 +72,40 @@ def _blocks(text: str, opening: str, closing: str) -> list[str]:
         position = end + len(closing)
 
 
+def read_difficulty(options: Any, default: int = DEFAULT_DIFFICULTY) -> int:
+    """The ``difficulty`` of ``reset``'s options: an int in 1..5, or ``default``.
+
+    Anything else (no options, no such key, a bool, a float, a str, an int out of range)
+    gives ``default``.
+
+    Args:
+        options: the ``options`` argument of ``reset``.
+        default: what to return when the options carry no valid difficulty.
+    """
+    if isinstance(options, dict):
+        value = options.get("difficulty")
+        if is_difficulty(value):
+            return value
+    return default
+
+
+_NOT_JSON = object()
+
+
+def _json(text: str) -> Any:
+    """``json.loads``, or ``_NOT_JSON`` when the text is not JSON or nests too deeply."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError, MemoryError):
+        return _NOT_JSON
+
+
 def parse_tool_calls(text: str) -> list[dict[str, Any]]:
     """Parse every ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` block.
 
     ``arguments`` may be missing (an empty dict) or a JSON-encoded string (the OpenAI wire
-    form). Malformed blocks (bad JSON, no string ``name``, non-object arguments) are skipped.
+    form). Malformed blocks (bad JSON, JSON nested too deeply to decode, no string ``name``,
+    non-object arguments) are skipped: the function never raises.
 
     Args:
         text: a player's reply.
@@ -85,17 +117,13 @@ def parse_tool_calls(text: str) -> list[dict[str, Any]]:
         return []
     calls = []
     for block in _blocks(text, "<tool_call>", "</tool_call>"):
-        try:
-            call = json.loads(block.strip())
-        except ValueError:
-            continue
+        call = _json(block.strip())
         if not isinstance(call, dict) or not isinstance(call.get("name"), str):
             continue
         arguments = call.get("arguments", {})
         if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError:
+            arguments = _json(arguments) if arguments.strip() else {}
+            if arguments is _NOT_JSON:
                 continue
         if arguments is None:
             arguments = {}

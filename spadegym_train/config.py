@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spadegym import contract
 from spadegym.contract import SKILLS
 from spadegym.errors import ConfigError
 
@@ -449,7 +450,7 @@ def _check_difficulty(name: str, value: Any, allow_random: bool = False) -> None
     levels = value if isinstance(value, list) else [value]
     if allow_random and value == "random":
         return
-    if not levels or any(isinstance(v, bool) or v not in (1, 2, 3, 4, 5) for v in levels):
+    if not levels or not all(contract.is_difficulty(v) for v in levels):
         extra = ', a list of them, or "random"' if allow_random else ""
         raise ConfigError(f"{name}={value!r} must be a difficulty 1..5{extra}.")
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spadegym import contract
 from spadegym.designer.context import draw_context
 from spadegym.designer.prompts import design_messages
 from spadegym.errors import ConfigError
@@ -93,7 +94,7 @@ def designer_difficulty(config: Any, rng: random.Random, slot: int) -> int:
     """The difficulty a design prompt asks for (``TrainConfig.designer_difficulty``)."""
     choice = config.designer_difficulty
     if choice == "random":
-        return rng.randint(1, 5)
+        return rng.randint(contract.MIN_DIFFICULTY, contract.MAX_DIFFICULTY)
     if isinstance(choice, list):
         return choice[slot % len(choice)]
     return int(choice)

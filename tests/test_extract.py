@@ -304,3 +304,94 @@ def test_64_kib_reply_is_fast(reply):
     assert len(reply.encode("utf-8")) <= MAX_PROGRAM_BYTES
     # Generous against a loaded machine; measured about 1 ms or less on two shared cores.
     assert best_of(reply) < 0.01
+
+
+# --- JSON in a fence, HTML comments, line numbers ------------------------------------------
+
+
+def test_json_code_field_in_a_fence():
+    payload = json.dumps({"title": "Coin", "code": PROGRAM}, indent=2) + "\n"
+    assert found(fenced(payload, "json"), "json") == PROGRAM
+    assert found("Here is my answer:\n\n" + fenced(payload, "json") + "\nDone.", "json") == (
+        PROGRAM
+    )
+    assert found(fenced(payload, ""), "json") == PROGRAM
+
+
+def test_python_block_beats_a_json_block():
+    reply = fenced(PROGRAM) + fenced(json.dumps({"code": OTHER}), "json")
+    assert found(reply, "fence") == PROGRAM
+
+
+def test_json_block_without_code_is_not_a_program():
+    message = refused(fenced(json.dumps({"program": PROGRAM}), "json"))
+    assert message.startswith("None of the 1 fenced block(s) in the reply is Python code")
+
+
+HIDDEN = "class HiddenEnv:\n    max_turns = 9\n"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        fenced(PROGRAM) + "<!--\n" + fenced(HIDDEN) + "-->\n",
+        fenced(PROGRAM) + "<!-- " + fenced(HIDDEN),  # an unclosed comment hides the rest
+        "<!--\n" + fenced(HIDDEN) + "-->\n" + fenced(PROGRAM),
+        fenced(PROGRAM) + "Notes <!-- inline --> and <!--\n" + fenced(HIDDEN) + "-->\n",
+    ],
+    ids=["after", "unclosed", "before", "inline_then_block"],
+)
+def test_a_program_in_an_html_comment_is_not_the_one_taken(reply):
+    assert found(reply, "fence") == PROGRAM
+
+
+def test_a_comment_hiding_the_only_program_leaves_none():
+    message = refused("Here:\n<!--\n" + fenced(PROGRAM) + "-->\n")
+    assert message == f"No Python program found in the reply. {ASK}"
+
+
+def test_html_comment_markers_inside_code_are_code():
+    code = 'class PageEnv:\n    """Strip <!-- comments --> from pages."""\n    tag = "<!--"\n'
+    assert found(fenced(code), "fence") == code
+    assert found(code, "whole_reply") == code
+    assert found("<!-- a note -->\n" + PROGRAM, "whole_reply") == "\n" + PROGRAM
+
+
+def test_a_json_reply_in_a_comment_is_hidden():
+    reply = "<!-- " + json.dumps({"code": OTHER}) + " -->\n" + fenced(PROGRAM)
+    assert found(reply, "fence") == PROGRAM
+
+
+def test_whole_reply_keeps_its_leading_blank_lines():
+    assert found("\n\n" + PROGRAM, "whole_reply") == "\n\n" + PROGRAM
+    assert found("  \n" + PROGRAM, "whole_reply") == "  \n" + PROGRAM
+
+
+def test_line_numbers_agree_between_validate_and_program_env():
+    from spadegym import ProgramEnv
+    from spadegym.errors import ProgramError
+    from spadegym.validation import validate
+
+    source = "\n\nimport os\n" + PROGRAM
+    report = validate(source)
+    policy = report.check("policy")
+    assert policy is not None and policy.message.startswith("Line 3: import of 'os'")
+    with pytest.raises(ProgramError) as caught:
+        ProgramEnv(source=source)
+    assert str(caught.value).startswith("Line 3: import of 'os'")
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["-" * 3_500 + "1", "(" * 3_500 + ")" * 3_500, "[" * 3_500 + "]" * 3_500, "not " * 3_500 + "1"],
+    ids=["unary_minus", "parentheses", "lists", "not"],
+)
+@pytest.mark.parametrize("wrap", [fenced, lambda code: code], ids=["fenced", "whole"])
+def test_deep_nesting_gets_a_sentence_from_validate(expression, wrap):
+    from spadegym.validation import validate
+
+    report = validate(wrap(PROGRAM + "x = " + expression + "\n"))
+    assert not report.ok
+    failure = report.failures[0]
+    assert failure.name in ("extract", "syntax", "policy")
+    assert "nest" in failure.message

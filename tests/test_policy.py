@@ -22,6 +22,10 @@ from spadegym.policy import (
 
 FIXTURES = Path(__file__).parent / "fixtures" / "policy"
 ALLOWED = ", ".join(ALLOWED_IMPORTS)
+FORMAT_REFUSED = (
+    "str.format() is not allowed, nor is '.format' on any object (it walks attributes past the "
+    "guards); build strings with f-strings or +, and give your own methods another name."
+)
 RANDOM_HINT = (
     "the module-level functions share one global generator; create rng = random.Random(seed) "
     "in reset() and call rng.randint(...), rng.choice(...)."
@@ -56,9 +60,8 @@ BAD = {
     "bad_module_attribute.py": [
         f"Line 5: random.shuffle is not available to programs: {RANDOM_HINT}"
     ],
-    "bad_str_format.py": [
-        "Line 3: str.format() is not allowed; build strings with f-strings or +."
-    ],
+    "bad_str_format.py": [f"Line 3: {FORMAT_REFUSED}"],
+    "bad_super_format.py": [f"Line 4: {FORMAT_REFUSED}"],
     "bad_underscore_attribute.py": [
         'Line 4: "__class__" is an invalid attribute name because it starts with "_".'
     ],
@@ -91,8 +94,9 @@ BAD = {
         "the try statement."
     ],
     "bad_dunder_method.py": [
-        "Line 3: method '__repr__' cannot be defined; programs may define only these special "
-        "methods: __contains__, __eq__, __ge__, __gt__, __init__, __le__, __lt__, __ne__."
+        "Line 3: method '__del__' cannot be defined; programs may define only these special "
+        "methods: __contains__, __eq__, __ge__, __gt__, __init__, __iter__, __le__, __len__, "
+        "__lt__, __ne__, __post_init__, __repr__, __str__."
     ],
     "bad_metaclass.py": ['Line 5: The keyword argument "metaclass" is not allowed.'],
     "bad_type_three_args.py": [
@@ -245,7 +249,13 @@ def test_annotations_are_dropped_but_dataclass_fields_work():
     assert (state.turn, state.moves, moves, limit) == (1, ["x0"], [], 9)
     assert names == ["turn", "moves", "name"]
     assert namespace["State"].__doc__ == "Docstring stays first."
-    assert namespace["State"].__annotations__["moves"] == "List[str]"
+    # Only the dotted name at the head of each annotation is kept (policy/transform.py).
+    assert namespace["State"].__annotations__ == {
+        "turn": "int",
+        "moves": "List",
+        "limit": "ClassVar",
+        "name": "str",
+    }
 
 
 def test_named_tuple_and_enum_classes():
@@ -510,24 +520,18 @@ def test_cve_2023_37271_generator_frame_walk():
 
 
 def test_cve_2023_41039_str_format_attribute_walk():
-    with pytest.raises(AttributeError, match="str.format\\(\\) is not allowed"):
-        run(
-            """
-            template = "{0.__class__.__base__}"
-            leaked = template.format(1)
-            """
-        )
-    with pytest.raises(AttributeError, match="str.format_map\\(\\) is not allowed"):
-        run(
-            """
-            class Text(str):
-                pass
-            leaked = Text("{a}").format_map({"a": 1})
-            """
-        )
-    assert refused("f = str.format") == [
-        "Line 1: str.format() is not allowed; build strings with f-strings or +."
-    ]
+    assert refused(
+        """
+        template = "{0.__class__.__base__}"
+        leaked = template.format(1)
+        """
+    ) == [f"Line 3: {FORMAT_REFUSED}"]
+    assert refused("f = str.format") == [f"Line 1: {FORMAT_REFUSED}"]
+    getattr_guard = new_globals()["_getattr_"]
+    for target in ("{0}", str, type("Text", (str,), {})("{a}"), object()):
+        for name in ("format", "format_map"):
+            with pytest.raises(AttributeError, match=f"nor is '.{name}' on any object"):
+                getattr_guard(target, name)
 
 
 def test_cve_2024_47532_attribute_error_obj():
@@ -657,7 +661,7 @@ def test_string_evaluation_in_typing_functools_and_dataclasses_is_withheld():
         """
     )
     assert namespace["result"] == 1
-    assert namespace["Sneaky"].__annotations__ == {"value": "\"open('/etc/passwd')\""}
+    assert namespace["Sneaky"].__annotations__ == {"value": "open"}
 
 
 def test_reimporting_under_another_name_gives_the_same_proxy():
@@ -736,10 +740,14 @@ def test_dataclass_annotation_module_is_inert():
         ("(" * 300 + ")" * 300, ["Line 1: SyntaxError: too many nested parentheses."]),
         (
             "x = " + "+".join(["1"] * 20000),
-            ["Line 1: SyntaxError: the program is nested too deeply."],
+            [
+                "Line 1: SyntaxError: the code nests too deeply for Python's parser; split deep "
+                "expressions into smaller steps."
+            ],
         ),
         ("return 1", ["Line 1: SyntaxError: 'return' outside function."]),
     ],
+    ids=["bytes", "none", "null", "parentheses", "long_sum", "return"],
 )
 def test_check_source_never_raises(source, expected):
     assert check_source(source) == expected
@@ -756,14 +764,19 @@ def test_load_program_needs_exactly_one_env_class():
     with pytest.raises(PolicyError) as caught:
         load_program("class Helper:\n    pass\n")
     assert caught.value.errors == [
-        "the program defines no class whose name ends in 'Env'; define exactly one, e.g. "
-        "class LockPickEnv: ..."
+        "the program defines no public class whose name ends in 'Env'; define exactly one "
+        "(for example class LockPickEnv:)"
     ]
     with pytest.raises(PolicyError) as caught:
         load_program("class AEnv:\n    pass\nclass BEnv:\n    pass\nAlias = AEnv\n")
     assert caught.value.errors == [
-        "the program defines 2 classes whose names end in 'Env' (AEnv, BEnv); define exactly "
-        "one, and give helper classes other names"
+        "the program defines 2 classes whose names end in 'Env' (AEnv, BEnv); keep exactly "
+        "one and give helper classes other names"
+    ]
+    with pytest.raises(PolicyError) as caught:
+        load_program("class GameEnv:\n    pass\nGameEnv = 3\n")
+    assert caught.value.errors == [
+        "the name GameEnv no longer holds the class GameEnv after loading; do not rebind it"
     ]
     loaded = load_program(
         "from spadegym.program import ToolEnv\nclass MyEnv(ToolEnv):\n    pass\nOther = MyEnv\n"

@@ -6,7 +6,13 @@ import json
 
 import pytest
 
-from spadegym.program import ToolEnv, extract_answer, extract_boxed, parse_tool_calls
+from spadegym.program import (
+    ToolEnv,
+    extract_answer,
+    extract_boxed,
+    parse_tool_calls,
+    read_difficulty,
+)
 
 # --- extract_boxed ---------------------------------------------------------------------------
 
@@ -346,3 +352,76 @@ def test_unclosed_openers_on_a_degenerate_reply(fn, text):
     # Unclosed openers repeated through a 64 KiB reply: found nothing, and (since the scans
     # are linear) in milliseconds; a quadratic scan would take tens of seconds here.
     assert fn(text * 20) in (None, [])
+
+
+# --- deep and huge replies never raise ----------------------------------------------------------
+
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "[" * DEEP + "]" * DEEP,
+        '{"name": "look", "arguments": ' + '{"a": ' * DEEP + "1" + "}" * DEEP + "}",
+        '{"name": "look", "arguments": "' + "[" * DEEP + "]" * DEEP + '"}',
+    ],
+    ids=["deep_call", "deep_arguments", "deep_string_arguments"],
+)
+def test_parse_tool_calls_skips_blocks_too_deep_to_decode(payload):
+    good = '<tool_call>{"name": "look", "arguments": {"x": 1}}</tool_call>'
+    reply = f"<tool_call>{payload}</tool_call>{good}"
+    assert parse_tool_calls(reply) == [{"name": "look", "arguments": {"x": 1}}]
+
+
+def test_tool_env_step_reports_a_block_too_deep_to_decode(env):
+    reply = "<tool_call>" + "[" * DEEP + "]" * DEEP + "</tool_call>"
+    observation, reward, terminated, _, _ = env.step(reply)
+    assert "1 <tool_call> block(s) were not valid JSON objects" in observation
+    assert (reward, terminated) == (0.0, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("\\boxed{" + "{" * DEEP + "x" + "}" * DEEP + "}", "{" * DEEP + "x" + "}" * DEEP),
+        ("\\boxed{" * DEEP, None),
+        ("\\boxed{1}" + "\\boxed{" * DEEP, "1"),
+        ("x" * 1_000_000 + "\\boxed{7}", "7"),
+    ],
+    ids=["deep_braces", "many_unclosed", "closed_then_unclosed", "huge"],
+)
+def test_extract_boxed_on_deep_and_huge_replies(text, expected):
+    assert extract_boxed(text) == expected
+
+
+# --- read_difficulty ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("difficulty", [1, 2, 3, 4, 5])
+def test_read_difficulty_reads_valid_difficulties(difficulty):
+    assert read_difficulty({"difficulty": difficulty}) == difficulty
+    assert read_difficulty({"difficulty": difficulty}, default=1) == difficulty
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        None,
+        {},
+        {"difficulty": None},
+        {"difficulty": True},
+        {"difficulty": False},
+        {"difficulty": 2.0},
+        {"difficulty": "2"},
+        {"difficulty": 0},
+        {"difficulty": 6},
+        {"difficulty": -1},
+        {"level": 2},
+        [("difficulty", 2)],
+        "difficulty=2",
+    ],
+)
+def test_read_difficulty_gives_the_default_for_anything_else(options):
+    assert read_difficulty(options) == 3
+    assert read_difficulty(options, default=2) == 2

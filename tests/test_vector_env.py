@@ -134,7 +134,7 @@ def test_make_with_difficulty_sets_the_default_of_reset(isolated_spadegym, tmp_p
     finally:
         easy.close()
         hard.close()
-    with pytest.raises(SpadegymError, match="difficulty=9: difficulties are ints 1..5"):
+    with pytest.raises(SpadegymError, match="difficulty=9: difficulties are ints in 1..5"):
         gymnasium.make(env_id, difficulty=9)
     vec = gymnasium.make_vec(env_id, num_envs=2, difficulty=5)
     try:

@@ -1,7 +1,7 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 NAMES = "alder ash birch cedar elm fir hazel larch maple oak pine rowan spruce walnut willow yew".split()
 
@@ -52,9 +52,7 @@ class BankSettlementEnv(ToolEnv):
 
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
-        difficulty = 1
-        if isinstance(options, dict) and options.get("difficulty") in (1, 2, 3, 4, 5):
-            difficulty = options["difficulty"]
+        difficulty = read_difficulty(options, default=1)
         count = 3 + difficulty
         overdrawn = 1 + difficulty // 2
         names = self.rng.sample(NAMES, count)

@@ -1,7 +1,7 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 LETTERS = "ABCDEFG"
 NUMBER = re.compile(r"[0-9]{1,3}")
@@ -21,9 +21,7 @@ class BudgetAllocationEnv:
 
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
-        difficulty = 1
-        if isinstance(options, dict) and options.get("difficulty") in (1, 2, 3, 4, 5):
-            difficulty = options["difficulty"]
+        difficulty = read_difficulty(options, default=1)
         self.count = 2 + difficulty
         self.crews = 4 + 2 * difficulty
         # From difficulty 3 on, some projects pay off only past a threshold, which defeats

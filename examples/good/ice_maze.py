@@ -1,7 +1,7 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 SHORT = {"u": "up", "d": "down", "l": "left", "r": "right"}
@@ -21,9 +21,7 @@ class IceMazeEnv:
 
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
-        difficulty = 1
-        if isinstance(options, dict) and options.get("difficulty") in (1, 2, 3, 4, 5):
-            difficulty = options["difficulty"]
+        difficulty = read_difficulty(options, default=1)
         self.size = 5 + difficulty
         shortest = 2 + difficulty // 2
         for _ in range(200):

@@ -1,6 +1,6 @@
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 
 class NimEnv:
@@ -17,9 +17,7 @@ class NimEnv:
 
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
-        difficulty = 1
-        if isinstance(options, dict) and options.get("difficulty") in (1, 2, 3, 4, 5):
-            difficulty = options["difficulty"]
+        difficulty = read_difficulty(options, default=1)
         # At most 7 heaps of at most 13 stones: every game ends within max_turns moves.
         count = 2 + difficulty
         self.heaps = [self.rng.randint(1, 3 + 2 * difficulty) for _ in range(count)]

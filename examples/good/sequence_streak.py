@@ -1,7 +1,7 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 INTEGER = re.compile(r"-?[0-9]{1,15}")
 STREAK_TO_WIN = 3
@@ -27,9 +27,7 @@ class SequenceStreakEnv:
 
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
-        difficulty = 1
-        if isinstance(options, dict) and options.get("difficulty") in (1, 2, 3, 4, 5):
-            difficulty = options["difficulty"]
+        difficulty = read_difficulty(options, default=1)
         self.family = self.rng.choice(list(HINTS)[:difficulty])
         self.terms = self.generate(self.family, 6 + self.max_turns)
         self.shown = 6

@@ -2,19 +2,10 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 RULES = [30, 45, 54, 57, 60, 62, 73, 90, 102, 105, 110, 122, 126, 150, 18, 22, 26, 106, 184, 169]
 PATTERNS = ["111", "110", "101", "100", "011", "010", "001", "000"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def rule_output(rule, pattern):
@@ -55,7 +46,7 @@ class AutomatonForecastEnv:
     def reset(self, seed=None, options=None):
         """Pick a rule and a starting row whose targets are not trivial."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         width = 9 + 2 * self.difficulty
         count = 2 if self.difficulty <= 2 else 3
         shown = 3 if self.difficulty <= 3 else 2

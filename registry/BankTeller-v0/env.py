@@ -3,21 +3,13 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 FIRST = ["Ana", "Ben", "Chloe", "Dmitri", "Esther", "Farid", "Greta", "Hugo", "Iris", "Jonas",
          "Keiko", "Luis", "Mona", "Nils", "Olga", "Pavel"]
 LAST = ["Silva", "Berg", "Okafor", "Novak", "Lindqvist", "Moreau", "Tanaka", "Reyes", "Kowal"]
 MERCHANTS = ["GreenGrocer", "CityTransit", "BookNook", "CafeLuna", "PowerGrid Util",
              "StreamFlix", "FitClub", "PharmaPlus", "HardwareHub", "PetPals", "FuelStop"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -100,7 +92,7 @@ class BankTellerEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build customers, accounts and charges from ``seed`` and the difficulty."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -3,17 +3,9 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 GOODS = ["books", "hats", "balls", "lamps", "apples"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 class BarterSplitDuelEnv:
@@ -35,7 +27,7 @@ class BarterSplitDuelEnv:
     def reset(self, seed=None, options=None):
         """Draw the pot, the private values and who proposes first."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         kinds = 3 if d <= 3 else 4
         self.goods = self.rng.sample(GOODS, kinds)

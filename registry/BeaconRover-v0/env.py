@@ -3,23 +3,12 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SETUP = {1: (6, 1, 5), 2: (7, 2, 7), 3: (7, 2, 10), 4: (8, 3, 12), 5: (9, 3, 16)}
 HEADINGS = [(-1, 0), (0, 1), (1, 0), (0, -1)]  # north, east, south, west: clockwise order
 ARROWS = "^>v<"
 HEADING_NAMES = ["north (up)", "east (right)", "south (down)", "west (left)"]
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 class BeaconRoverEnv:
@@ -38,7 +27,7 @@ class BeaconRoverEnv:
     def reset(self, seed=None, options=None):
         """Lay out a new field from ``seed``; the difficulty in ``options`` sets its size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.size, count, rocks = SETUP[self.difficulty]
         while True:
             cells = [(r, c) for r in range(self.size) for c in range(self.size)]

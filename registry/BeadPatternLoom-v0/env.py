@@ -2,7 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 BEADS = "RGBYWKO"
 NAMES = {
@@ -14,15 +14,6 @@ NAMES = {
     "K": "black",
     "O": "orange",
 }
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def ones(n):
@@ -90,7 +81,7 @@ class BeadPatternLoomEnv:
     def reset(self, seed=None, options=None):
         """Choose a hidden rule and thread the opening beads."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         pools = {
             1: ["motif", "mirror"],
             2: ["motif", "mirror", "blocks"],

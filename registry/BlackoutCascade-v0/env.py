@@ -3,7 +3,7 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 NAMES = [
     "Alder",
@@ -19,15 +19,6 @@ NAMES = [
     "Kestrel",
     "Larch",
 ]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 class BlackoutCascadeEnv:
@@ -47,7 +38,7 @@ class BlackoutCascadeEnv:
     def reset(self, seed=None, options=None):
         """Build a feeder network, a hidden wiring kind per substation and a blackout."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.n = 6 + self.difficulty
         self.origins_count = 1 if self.difficulty <= 3 else 2
         for attempt in range(200):  # noqa: B007 (no leading-underscore names allowed)

@@ -2,20 +2,11 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 COLORS = ["red", "green", "blue", "yellow"]
 SHAPES = ["circle", "square", "triangle", "star"]
 SIZES = ["small", "large"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def random_atom(rng, kinds):
@@ -63,7 +54,7 @@ class BongardBinsEnv:
     def reset(self, seed=None, options=None):
         """Draw a hidden concept, the labelled examples and the stream of tokens."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         kinds = (
             ["color", "shape", "size"] if d == 1 else ["color", "shape", "atleast", "even", "size"]

@@ -3,7 +3,7 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 PEOPLE = ["Alice", "Bashir", "Carmen", "Deniz", "Elif", "Femi", "Goran", "Hiro", "Ines",
           "Jakub", "Kaia", "Lorenzo"]
@@ -12,14 +12,6 @@ TITLES = ["Standup", "1:1", "Design review", "Budget sync", "Customer call", "In
 MEETINGS = ["Launch prep", "Quarterly review", "Incident postmortem", "Roadmap workshop",
             "Hiring debrief", "Partner kickoff"]
 DAY_START, DAY_END = 9 * 60, 17 * 60
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -80,7 +72,7 @@ class CalendarClerkEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Fill the calendars and pick the meeting to schedule."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -2,16 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
+from spadegym.program import extract_boxed, read_difficulty
 
 
 def best_load(weights, values, capacity):
@@ -59,7 +50,7 @@ class CargoHoldPackerEnv:
     def reset(self, seed=None, options=None):
         """Draw crates and a capacity where the greedy load is not optimal when possible."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         n = 5 + 2 * self.difficulty
         for attempt in range(40):  # noqa: B007 (no leading-underscore names allowed)
             self.weights = [self.rng.randint(2, 15) for k in range(n)]

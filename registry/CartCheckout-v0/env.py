@@ -3,7 +3,7 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 CATEGORIES = {
     "kettle": ["SteelBoil", "QuickHeat", "AquaPro", "BrewMate", "TeaTime", "HotSpring"],
@@ -15,14 +15,6 @@ CATEGORIES = {
     "keyboard": ["TypeFast", "ClickPro", "SilentKeys", "MechaOne", "SlimBoard", "KeyZen"],
 }
 COUPONS = ["SAVE10", "SPRING15", "WELCOME5", "BULK20", "VIP12"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -78,7 +70,7 @@ class CartCheckoutEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build the catalogue, the list and the cart."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -3,19 +3,10 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SYMPTOMS = ["cough", "fever", "rash", "nausea", "headache", "chills", "dizziness", "fatigue"]
 REMEDIES = ["amberol", "borvex", "citrane", "dulcor", "elvamin", "fennix", "gravotin", "hexalin"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def apply(state, cures, causes):
@@ -47,7 +38,7 @@ class ClinicRemedyTrialsEnv:
     def reset(self, seed=None, options=None):
         """Draw remedy effects and a patient whose shortest cure takes several doses."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         k = 5 + d // 3
         m = 4 + d // 2

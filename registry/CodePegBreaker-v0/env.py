@@ -3,24 +3,13 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 PALETTE = "RGBYOPW"
 COLOUR_NAMES = {"R": "red", "G": "green", "B": "blue", "Y": "yellow", "O": "orange", "P": "purple",
                 "W": "white"}
 SHAPE = {1: (3, 4), 2: (4, 5), 3: (4, 6), 4: (4, 7), 5: (5, 6)}
 LIMIT = {1: 6, 2: 7, 3: 8, 4: 9, 5: 10}
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def score(guess, code):
@@ -67,7 +56,7 @@ class CodePegBreakerEnv:
     def reset(self, seed=None, options=None):
         """Hide a new code from ``seed``; the difficulty in ``options`` sets length and colours."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.pegs, count = SHAPE[self.difficulty]
         self.colours = "".join(sorted(self.rng.sample(PALETTE, count)))
         self.limit = LIMIT[self.difficulty]

@@ -2,18 +2,10 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 # (rows, columns, fixed stones) per difficulty 1..5
 LEVELS = [(5, 5, 2), (5, 6, 2), (6, 7, 1), (6, 7, 3), (7, 8, 3)]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 class ConnectFourDuelEnv:
@@ -31,7 +23,7 @@ class ConnectFourDuelEnv:
     def reset(self, seed=None, options=None):
         """Set up the board, the fixed stones and who starts."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.rows, self.cols, stones = LEVELS[self.difficulty - 1]
         self.board = [["." for _ in range(self.cols)] for _ in range(self.rows)]
         for col in self.rng.sample(range(self.cols), stones):

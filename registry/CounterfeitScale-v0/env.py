@@ -2,21 +2,10 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 COINS = {1: 5, 2: 9, 3: 6, 4: 9, 5: 12}
 SLACK = 1
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def outcome(left, right, fake, heavy):
@@ -92,7 +81,7 @@ class CounterfeitScaleEnv:
     def reset(self, seed=None, options=None):
         """Hide a new fake from ``seed``; the difficulty in ``options`` sets the coin count."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.n = COINS[self.difficulty]
         self.known_heavy = self.difficulty <= 2
         codes = [a + b for a in "ABCDEFGHJKLMNPQRSTUVWXYZ" for b in "23456789"]

@@ -2,18 +2,9 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 STOPS = "ABCDEFGHIJ"
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def shortest_tour(dist, start, todo):
@@ -68,7 +59,7 @@ class CourierLoopEnv:
     def reset(self, seed=None, options=None):
         """Place the depot and stops; make sure visiting stops in label order is not optimal."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         k = 3 + self.difficulty
         for attempt in range(40):  # noqa: B007 (no leading-underscore names allowed)
             spots = set()

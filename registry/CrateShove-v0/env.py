@@ -3,7 +3,7 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 ROOM = {1: (4, 5), 2: (5, 5), 3: (5, 5), 4: (5, 6), 5: (6, 6)}
 CRATES = {1: 1, 2: 1, 3: 2, 4: 2, 5: 2}
@@ -12,17 +12,6 @@ MIN_PUSHES = {1: 3, 2: 4, 3: 5, 4: 6, 5: 7}
 DIRS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 ALIASES = {"u": "up", "d": "down", "l": "left", "r": "right", "north": "up", "south": "down",
            "west": "left", "east": "right"}
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def move(floor, player, crates, name):
@@ -90,7 +79,7 @@ class CrateShoveEnv:
     def reset(self, seed=None, options=None):
         """Build a new warehouse from ``seed``; the difficulty in ``options`` sets its size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         rows, cols = ROOM[self.difficulty]
         count = CRATES[self.difficulty]
         while True:

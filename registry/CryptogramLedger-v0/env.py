@@ -3,7 +3,7 @@
 import random
 import string
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 WORDS = (
     "APPLE BANANA CHERRY LEMON MANGO PEACH GRAPE MELON BERRY OLIVE "
@@ -16,15 +16,6 @@ WORDS = (
     "NUMBER SQUARE CIRCLE LADDER HAMMER TUNNEL GOBLIN WIZARD DRAGON KNIGHT"
 ).split()
 LETTERS = string.ascii_uppercase
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def count_decodings(cipher_words, dictionary, limit):
@@ -72,7 +63,7 @@ class CryptogramLedgerEnv:
     def reset(self, seed=None, options=None):
         """Draw a message with a unique decoding and a random cipher."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         count = self.difficulty + 2
         list_size = 12 + 4 * self.difficulty
         for attempt in range(60):  # noqa: B007 (no leading-underscore names allowed)

@@ -3,7 +3,7 @@
 import random
 from fractions import Fraction
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 CODES = ["AUR", "BEX", "CAL", "DOR", "ELM", "FEN", "GIL", "HUX", "IVO", "JAX", "KEL", "LOM"]
 CURRENCIES = {1: 4, 2: 5, 3: 6, 4: 7, 5: 8}
@@ -12,17 +12,6 @@ OUT_DEGREE = {1: 2, 2: 2, 3: 3, 4: 3, 5: 3}
 FEES = [Fraction(1), Fraction(99, 100), Fraction(97, 100), Fraction(95, 100), Fraction(9, 10),
         Fraction(85, 100), Fraction(8, 10)]
 SLACK = 2
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def all_paths(desks, start, goal, max_hops):
@@ -64,7 +53,7 @@ class CurrencyRelayEnv:
     def reset(self, seed=None, options=None):
         """Build a new market from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         n = CURRENCIES[self.difficulty]
         low, high = HOPS[self.difficulty]
         while True:

@@ -3,24 +3,13 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SETUP = {1: (5, 0, 1), 2: (6, 2, 1), 3: (6, 5, 1), 4: (7, 5, 2), 5: (7, 8, 2)}
 MOVES = {"north": (-1, 0), "south": (1, 0), "east": (0, 1), "west": (0, -1)}
 ALIASES = {"n": "north", "s": "south", "e": "east", "w": "west", "up": "north", "down": "south",
            "right": "east", "left": "west"}
 SLACK = 3
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def roll(die, direction):
@@ -51,7 +40,7 @@ class DieRollerEnv:
     def reset(self, seed=None, options=None):
         """Lay out a new board from ``seed``; the difficulty in ``options`` sets its size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.size, rocks, count = SETUP[self.difficulty]
         while True:
             cells = [(r, c) for r in range(self.size) for c in range(self.size)]

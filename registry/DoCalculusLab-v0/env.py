@@ -2,18 +2,9 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 NAMES = "ABCDEFGHJKLMNPQRSTUVWXYZ"
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def combine(kind, bits):
@@ -42,7 +33,7 @@ class DoCalculusLabEnv:
     def reset(self, seed=None, options=None):
         """Draw a causal network and a target with indirect ancestors."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.n = 4 + self.difficulty
         for attempt in range(100):  # noqa: B007 (no leading-underscore names allowed)
             self.parents = []

@@ -4,7 +4,7 @@ import random
 import re
 from fractions import Fraction
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SIZE = {1: 2, 2: 2, 3: 3, 4: 3, 5: 3}
 COEFF = {1: 3, 2: 5, 3: 3, 4: 4, 5: 6}
@@ -13,17 +13,6 @@ SLACK = 3
 ROW_OP = re.compile(r"^r(\d)\s*(?:=|->|:=|<-)\s*(.+)$")
 NUMBER = r"(\d+(?:/\d+)?)"
 TERM = re.compile(r"^([+-]?)\s*" + NUMBER + r"?\s*\*?\s*r(\d)$")
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def parse_terms(text):
@@ -86,7 +75,7 @@ class EliminationLedgerEnv:
     def reset(self, seed=None, options=None):
         """Build a new system from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         n = SIZE[self.difficulty]
         c = COEFF[self.difficulty]
         while True:

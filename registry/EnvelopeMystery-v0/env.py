@@ -2,7 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SUSPECTS = ["baron", "countess", "doctor", "gardener", "butler", "chef"]
 WEAPONS = ["rope", "candlestick", "dagger", "wrench", "pistol", "poison"]
@@ -11,17 +11,6 @@ SIZES = {1: (3, 3, 3), 2: (4, 3, 4), 3: (4, 4, 5), 4: (5, 5, 5), 5: (6, 5, 6)}
 OPPONENTS = ["Mira", "Oto", "Pell"]
 OPPONENT_COUNT = {1: 2, 2: 2, 3: 3, 4: 3, 5: 3}
 SLACK = 2
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 class EnvelopeMysteryEnv:
@@ -41,7 +30,7 @@ class EnvelopeMysteryEnv:
     def reset(self, seed=None, options=None):
         """Deal a new game from ``seed``; the difficulty in ``options`` sets the deck size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         s, w, r = SIZES[self.difficulty]
         self.categories = [self.rng.sample(SUSPECTS, s), self.rng.sample(WEAPONS, w), self.rng.sample(ROOMS, r)]
         for cards in self.categories:

@@ -3,21 +3,13 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 PROJECTS = ["atlas", "borealis", "cobalt", "delta", "ember", "fjord", "granite", "helix",
             "ion", "juniper", "krypton", "lumen"]
 TOPICS = ["budget notes", "meeting minutes", "design review", "test report", "vendor quote",
           "travel plan", "status update", "risk log", "hiring plan", "release checklist"]
 STEMS = ["memo", "notes", "draft", "summary", "minutes", "report", "plan", "log", "brief"]
-
-
-def read_difficulty(options: dict | None) -> int:
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool: str, **arguments) -> str:
@@ -94,7 +86,7 @@ class FileClerkEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build a drive and a list of chores from ``seed`` and the difficulty."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -3,7 +3,7 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 CELLS = {1: 4, 2: 5, 3: 6, 4: 7, 5: 8}
 SIGHT = {1: 2, 2: 1, 3: 1, 4: 1, 5: 1}
@@ -11,17 +11,6 @@ LOOPS = {1: 2, 2: 2, 3: 3, 4: 4, 5: 5}
 DIRS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 ALIASES = {"u": "up", "d": "down", "l": "left", "r": "right", "n": "up", "s": "down", "w": "left",
            "e": "right", "north": "up", "south": "down", "west": "left", "east": "right"}
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def carve(rng, k, loops):
@@ -86,7 +75,7 @@ class FoggyLabyrinthEnv:
     def reset(self, seed=None, options=None):
         """Build a new maze from ``seed``; the difficulty in ``options`` sets its size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         k = CELLS[self.difficulty]
         self.grid = carve(self.rng, k, LOOPS[self.difficulty])
         size = len(self.grid)

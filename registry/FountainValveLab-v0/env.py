@@ -2,16 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
+from spadegym.program import extract_boxed, read_difficulty
 
 
 class FountainValveLabEnv:
@@ -32,7 +23,7 @@ class FountainValveLabEnv:
     def reset(self, seed=None, options=None):
         """Pipe the fountain and set random valve positions."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         self.n = {1: 4, 2: 5, 3: 5, 4: 6, 5: 7}[d]
         jets = {1: 3, 2: 3, 3: 4, 4: 4, 5: 5}[d]

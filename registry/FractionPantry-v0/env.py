@@ -4,7 +4,7 @@ import random
 from collections import deque
 from fractions import Fraction
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 INGREDIENTS = ["flour", "sugar", "butter", "milk", "oats", "cocoa", "rice", "honey", "yogurt",
                "raisins", "almonds", "cream"]
@@ -22,17 +22,6 @@ RECIPE_AMOUNTS = [Fraction(n, d) for d in (2, 3, 4, 6, 8) for n in range(1, 4 * 
 UNIT = 24
 MAX_CUPS = 6
 SLACK = 3
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def show(amount):
@@ -86,7 +75,7 @@ class FractionPantryEnv:
     def reset(self, seed=None, options=None):
         """Build a new recipe from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.scoop_names = list(SCOOPS[self.difficulty])
         self.scoops = [Fraction(s) for s in self.scoop_names]
         count = INGREDIENT_COUNT[self.difficulty]

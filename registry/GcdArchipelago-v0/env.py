@@ -4,24 +4,13 @@ import math
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 PRIMES = {1: [2, 3, 5, 7, 11, 13], 2: [2, 3, 5, 7, 11, 13, 17], 3: [2, 3, 5, 7, 11, 13, 17, 19],
           4: [2, 3, 5, 7, 11, 13, 17, 19, 23], 5: [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]}
 ISLANDS = {1: 7, 2: 9, 3: 11, 4: 13, 5: 15}
 DEPTH = {1: (3, 3), 2: (3, 4), 3: (4, 5), 4: (4, 6), 5: (5, 7)}
 SLACK = 2
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def shortest_route(islands, start, goal):
@@ -78,7 +67,7 @@ class GcdArchipelagoEnv:
     def reset(self, seed=None, options=None):
         """Build a new archipelago from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         low, high = DEPTH[self.difficulty]
         primes = PRIMES[self.difficulty]
         while True:

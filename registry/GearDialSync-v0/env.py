@@ -2,23 +2,12 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 DIALS = {1: 2, 2: 3, 3: 4, 4: 4, 5: 5}
 MODULUS = {1: 5, 2: 7, 3: 7, 4: 11, 5: 11}
 EXTRA_COUPLING = {1: 0.0, 2: 0.0, 3: 0.3, 4: 0.5, 5: 0.6}
 SLACK = 3
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 class GearDialSyncEnv:
@@ -36,7 +25,7 @@ class GearDialSyncEnv:
     def reset(self, seed=None, options=None):
         """Build a new machine from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         k = DIALS[self.difficulty]
         m = MODULUS[self.difficulty]
         self.m = m

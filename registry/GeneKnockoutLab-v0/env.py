@@ -3,18 +3,9 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 GENES = ["arx", "bmp", "cdx", "dlx", "egr", "fgf", "gli", "hox", "irx", "jag", "klf", "lhx"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 class GeneKnockoutLabEnv:
@@ -34,7 +25,7 @@ class GeneKnockoutLabEnv:
     def reset(self, seed=None, options=None):
         """Draw a network and a target that needs at least two knockouts."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.n = 5 + self.difficulty
         reporters_count = 2 if self.difficulty <= 3 else 3
         need = 2 if self.difficulty <= 3 else 3

@@ -2,18 +2,9 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 FACTORS = ["compost", "lamp", "mist", "music", "bluepot", "seaweed", "shade", "heatmat"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 class GreenhouseTrialsEnv:
@@ -33,7 +24,7 @@ class GreenhouseTrialsEnv:
     def reset(self, seed=None, options=None):
         """Draw effects, a confounded record book and the noise stream."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         count = 2 + (self.difficulty + 1) // 2
         self.factors = self.rng.sample(FACTORS, count)
         causal_count = self.rng.randint(1, min(3, count - 1))

@@ -2,18 +2,9 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 VILLAGES = "ABCDEFGHIJKL"
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def find(parent, x):
@@ -52,7 +43,7 @@ class GridlineBuilderEnv:
     def reset(self, seed=None, options=None):
         """Draw villages and candidate lines where the cheapest lines alone do not suffice."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.n = 4 + self.difficulty
         order = list(range(self.n))
         self.rng.shuffle(order)

@@ -2,23 +2,12 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 NAMES = ["Abe", "Bea", "Cal", "Dot", "Eli", "Fay", "Gil", "Hope", "Ike", "Joy", "Kit", "Liv"]
 PEOPLE = {1: 4, 2: 5, 3: 6, 4: 7, 5: 8}
 FREE_FACTS = {1: 1, 2: 1, 3: 2, 4: 2, 5: 2}
 SLACK = 2
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def implied(facts, a, b):
@@ -51,7 +40,7 @@ class HeightLineupEnv:
     def reset(self, seed=None, options=None):
         """Line up a new group from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         n = PEOPLE[self.difficulty]
         self.people = sorted(self.rng.sample(NAMES, n))
         self.truth = list(self.people)

@@ -3,18 +3,10 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 ROOMS = ["kitchen", "living room", "hallway", "bedroom", "office", "bathroom", "garage",
          "nursery", "den"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -65,7 +57,7 @@ class HomeHubEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build rooms, sensors, devices and the rules."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

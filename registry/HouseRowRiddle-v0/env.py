@@ -3,7 +3,7 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 ATTRIBUTES = [
     ("colour", ["red", "green", "blue", "white", "yellow"]),
@@ -13,17 +13,6 @@ ATTRIBUTES = [
 SHAPE = {1: (3, 2), 2: (4, 2), 3: (3, 3), 4: (4, 3), 5: (5, 2)}
 OPEN_CANDIDATES = {1: (3, 6), 2: (5, 12), 3: (5, 16), 4: (9, 32), 5: (9, 48)}
 SLACK = 2
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def holds(clue, cand):
@@ -84,7 +73,7 @@ class HouseRowRiddleEnv:
     def reset(self, seed=None, options=None):
         """Build a new row of houses from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.n, count = SHAPE[self.difficulty]
         self.attributes = [(name, values[: self.n]) for name, values in ATTRIBUTES[:count]]
         self.values = [v for name, values in self.attributes for v in values]

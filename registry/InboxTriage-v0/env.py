@@ -3,7 +3,7 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 NAMES = ["Priya Shah", "Marco Bianchi", "Yara Haddad", "Tom Fischer", "Lena Park", "Omar Aziz",
          "Sofia Lund", "Kwame Mensah", "Ruth Adler", "Diego Ramos"]
@@ -12,14 +12,6 @@ THINGS = ["server room door code", "conference Wi-Fi password PIN", "storage loc
 NEWS = ["TechWeekly", "DealsDigest", "CityEvents", "GardenTips", "CloudNews", "RunClub"]
 CHATTER = ["Lunch on Friday?", "Slides for Monday", "Re: invoice 2231", "Holiday rota",
            "Quick question", "Printer on floor 3", "Team photo", "Re: onboarding"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -75,7 +67,7 @@ class InboxTriageEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Fill the mailbox from ``seed`` and the difficulty."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -3,23 +3,12 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 JUG_COUNT = {1: 2, 2: 2, 3: 3, 4: 3, 5: 3}
 CAPACITY = {1: (3, 12), 2: (4, 15), 3: (3, 12), 4: (5, 13), 5: (6, 15)}
 DEPTH = {1: (3, 4), 2: (4, 6), 3: (5, 7), 4: (6, 8), 5: (7, 10)}
 SLACK = 3
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def moves_from(state, caps):
@@ -77,7 +66,7 @@ class JugPourEnv:
     def reset(self, seed=None, options=None):
         """Build a new measuring task from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         lo, hi = CAPACITY[self.difficulty]
         low_depth, high_depth = DEPTH[self.difficulty]
         n = JUG_COUNT[self.difficulty]

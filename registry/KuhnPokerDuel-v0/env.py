@@ -2,17 +2,9 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 RANKS = {"J": 1, "Q": 2, "K": 3}
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 class KuhnPokerDuelEnv:
@@ -32,7 +24,7 @@ class KuhnPokerDuelEnv:
     def reset(self, seed=None, options=None):
         """Start the match: the number of hands grows with the difficulty."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.hands = 2 * self.difficulty - 1
         self.hand = 0
         self.chips = [0, 0]

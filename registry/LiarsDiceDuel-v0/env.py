@@ -3,17 +3,9 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 DICE = [2, 3, 3, 4, 5]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 class LiarsDiceDuelEnv:
@@ -33,7 +25,7 @@ class LiarsDiceDuelEnv:
     def reset(self, seed=None, options=None):
         """Roll the dice and pick who bids first."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.count = DICE[self.difficulty - 1]
         self.dice = [sorted(self.rng.randint(1, 6) for _ in range(self.count)) for _ in range(2)]
         self.player = self.rng.randrange(2)

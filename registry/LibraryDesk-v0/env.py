@@ -3,7 +3,7 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 AUTHORS = ["Ursula Vance", "Tomas Ekberg", "Nia Okoro", "Harold Finch", "Mei Lin Zhao",
            "Rafael Duarte", "Ingrid Holm", "Kofi Asante"]
@@ -14,14 +14,6 @@ NOUNS = ["Garden", "Letters", "Cartographer", "Tides", "Station", "Archive", "Cr
 MEMBERS = ["Beatrix Cole", "Caleb Moss", "Delia Ruiz", "Edwin Shaw", "Freya Dahl",
            "Gemma Price", "Hassan Ali", "Isla Reed"]
 FINE_PER_DAY = 25
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -89,7 +81,7 @@ class LibraryDeskEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build the catalogue, the member and the request."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

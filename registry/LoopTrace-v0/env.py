@@ -3,7 +3,7 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 RULES = ("Semantics: lines run in order from line 1. 'v = expr' sets v; 'if expr goto N' jumps "
          "to line N when expr is not 0; 'goto N' jumps; 'return expr' ends with that value. "
@@ -14,14 +14,6 @@ TOKEN = r"\s*(?:(\d+)|([a-z][a-z0-9]*)|(==|!=|<=|>=|[-+*/%<>()]))"
 KEYWORDS = ("if", "goto", "return")
 COMPARE = ("<", "<=", ">", ">=", "==", "!=")
 LIMIT = 4000
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def tokenize(text):
@@ -299,7 +291,7 @@ class LoopTraceEnv:
     def reset(self, seed=None, options=None):
         """Generate a looping program, an input and the questions."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         watch = None
         while watch is None:

@@ -2,16 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
+from spadegym.program import extract_boxed, read_difficulty
 
 
 def best_makespan(durations, machines):
@@ -55,7 +46,7 @@ class MachineShopBalanceEnv:
     def reset(self, seed=None, options=None):
         """Draw job durations where the simple largest-first rule is not optimal when possible."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.machines = 2 if self.difficulty <= 2 else 3
         n = 4 + self.difficulty + (1 if self.difficulty >= 3 else 0)
         for attempt in range(40):  # noqa: B007 (no leading-underscore names allowed)

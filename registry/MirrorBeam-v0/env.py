@@ -3,7 +3,7 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SETUP = {1: (5, 5, 1), 2: (6, 6, 2), 3: (6, 7, 3), 4: (7, 8, 4), 5: (8, 9, 5)}
 TURNS = {1: 3, 2: 3, 3: 3, 4: 4, 5: 5}
@@ -12,17 +12,6 @@ STEPS = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
 SLASH = {"E": "N", "N": "E", "W": "S", "S": "W"}       # '/'
 BACKSLASH = {"E": "S", "S": "E", "W": "N", "N": "W"}   # '\'
 SLACK = 2
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 class MirrorBeamEnv:
@@ -40,7 +29,7 @@ class MirrorBeamEnv:
     def reset(self, seed=None, options=None):
         """Lay out a new board from ``seed``; the difficulty in ``options`` sets its size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.size, count, blocks = SETUP[self.difficulty]
         low, high = TOGGLES[self.difficulty]
         while True:

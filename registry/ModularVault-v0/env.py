@@ -3,7 +3,7 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 PRIMES = [11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97,
           101, 103, 107, 109, 113, 127, 131, 137, 139, 149]
@@ -11,17 +11,6 @@ MOD_RANGE = {1: (11, 19), 2: (23, 37), 3: (41, 61), 4: (67, 97), 5: (101, 149)}
 DEPTH = {1: (3, 4), 2: (4, 5), 3: (5, 6), 4: (5, 7), 5: (6, 8)}
 BUTTON_COUNT = {1: 3, 2: 3, 3: 3, 4: 4, 5: 4}
 SLACK = 3
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def apply_button(button, x, m):
@@ -83,7 +72,7 @@ class ModularVaultEnv:
     def reset(self, seed=None, options=None):
         """Build a new vault from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         lo, hi = MOD_RANGE[self.difficulty]
         low_depth, high_depth = DEPTH[self.difficulty]
         while True:

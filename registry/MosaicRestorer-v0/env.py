@@ -2,18 +2,9 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SYMBOLS = "ABCDE"
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 class MosaicRestorerEnv:
@@ -31,7 +22,7 @@ class MosaicRestorerEnv:
     def reset(self, seed=None, options=None):
         """Draw the motif, its shift and the damaged cells."""
         self.rng = random.Random(seed)
-        d = read_difficulty(options)
+        d = read_difficulty(options, default=2)
         self.difficulty = d
         self.py = self.rng.randint(2, 3)
         self.px = self.rng.randint(2, 3 + (d >= 3))

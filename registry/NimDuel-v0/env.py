@@ -3,18 +3,10 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 # (number of heaps, largest heap, most stones per move or 0 for no limit) per difficulty
 LEVELS = [(2, 6, 0), (3, 7, 0), (3, 9, 0), (4, 10, 4), (4, 12, 5)]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 class NimDuelEnv:
@@ -32,7 +24,7 @@ class NimDuelEnv:
     def reset(self, seed=None, options=None):
         """Deal the heaps and pick who starts."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         count, largest, self.cap = LEVELS[self.difficulty - 1]
         self.heaps = [self.rng.randint(1, largest) for _ in range(count)]
         self.player = self.rng.randrange(2)

@@ -2,24 +2,13 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 POOL_SIZE = {1: 3, 2: 4, 3: 4, 4: 5, 5: 6}
 BIG_COUNT = {1: 0, 2: 0, 3: 1, 4: 1, 5: 2}
 BIG_NUMBERS = [12, 15, 20, 25, 50, 75, 100]
 SLACK = 3
 OPS = ["+", "-", "*", "/"]
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def combine(a, op, b):
@@ -63,7 +52,7 @@ class NumberForgeEnv:
     def reset(self, seed=None, options=None):
         """Build a new pool and target from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         size = POOL_SIZE[self.difficulty]
         while True:
             pool = [self.rng.randint(1, 10) for i in range(size)]

@@ -2,23 +2,12 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SETUP = {1: (4, 4), 2: (5, 6), 3: (5, 8), 4: (6, 10), 5: (6, 12)}
 STEPS = [(-1, 0), (1, 0), (0, -1), (0, 1)]
 SLACK = 2
 COLUMNS = "abcdef"
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def name(cell):
@@ -53,7 +42,7 @@ class PegLeapEnv:
     def reset(self, seed=None, options=None):
         """Build a new board from ``seed``; the difficulty in ``options`` sets size and pegs."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.size, jumps = SETUP[self.difficulty]
         while True:
             # play the game backwards from a single peg: an "unjump" adds a peg each time

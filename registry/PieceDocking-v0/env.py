@@ -3,7 +3,7 @@
 import random
 from collections import deque
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SHAPES = {
     4: [((0, 0), (1, 0), (2, 0), (2, 1)), ((0, 0), (0, 1), (1, 1), (1, 2)), ((0, 0), (0, 1), (0, 2), (1, 1))],
@@ -16,17 +16,6 @@ SHAPES = {
 SETUP = {1: (4, 6, 0), 2: (5, 7, 0), 3: (5, 7, 4), 4: (6, 8, 6), 5: (6, 8, 9)}
 MIN_TURNS = {1: 3, 2: 4, 3: 4, 4: 5, 5: 6}
 DIRS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def normal(cells):
@@ -63,7 +52,7 @@ class PieceDockingEnv:
     def reset(self, seed=None, options=None):
         """Lay out a new board from ``seed``; the difficulty in ``options`` sets its size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         size_shape, self.size, blocks = SETUP[self.difficulty]
         while True:
             shape = normal(self.rng.choice(SHAPES[size_shape]))

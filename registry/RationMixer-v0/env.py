@@ -3,19 +3,10 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 FEEDS = ["oats", "beans", "kelp", "millet", "clover", "barley", "lentils", "turnips"]
 NUTRIENTS = ["protein", "fibre", "iron", "zinc"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def cheapest_mix(costs, content, needs, cap):
@@ -51,7 +42,7 @@ class RationMixerEnv:
     def reset(self, seed=None, options=None):
         """Draw feeds and minimums whose cheapest ration needs at least two feeds."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         feeds = 3 if d == 1 else 4 if d <= 3 else 5
         nutrients = 2 if d <= 2 else 3 if d <= 4 else 4

@@ -3,7 +3,7 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 RULES = ("Registers r0..r3 hold integers; r0 = a and r1 = b at the start, r2 = r3 = 0. "
          "Instructions: set rX k (rX = k), add rX rY (rX = rX + rY), sub rX rY (rX = rX - rY), "
@@ -12,14 +12,6 @@ RULES = ("Registers r0..r3 hold integers; r0 = a and r1 = b at the start, r2 = r
 REGS = ["r0", "r1", "r2", "r3"]
 LIMIT = 600
 RUNS = 4
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def parse_instruction(text, length):
@@ -148,7 +140,7 @@ class RegisterBugfixEnv:
     def reset(self, seed=None, options=None):
         """Generate a task and break it."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         bugs = 1 if d <= 2 else 2
         self.tests = [(a, b) for a in range(5) for b in range(5)]

@@ -2,7 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 FACTORIES = [
     "Anvil",
@@ -18,15 +18,6 @@ FACTORIES = [
     "Kiln",
     "Lacquer",
 ]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 class RiverSourceTraceEnv:
@@ -47,7 +38,7 @@ class RiverSourceTraceEnv:
     def reset(self, seed=None, options=None):
         """Draw a river tree, factories and polluters."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.n = 6 + 2 * self.difficulty
         self.down = [-1]
         for i in range(1, self.n):

@@ -3,7 +3,7 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 PRIMES = {2, 3, 5, 7, 11, 13, 17, 19}
 RULES = [
@@ -33,17 +33,6 @@ RULES = [
 CANDIDATES = {1: 6, 2: 8, 3: 10, 4: 12, 5: 16}
 PROBES = list(itertools.product(range(10), repeat=3))
 SLACK = 1
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def probe_table(candidates):
@@ -87,7 +76,7 @@ class RuleProbeLabEnv:
     def reset(self, seed=None, options=None):
         """Pick new candidates and a hidden rule from ``seed`` and the difficulty in ``options``."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         k = CANDIDATES[self.difficulty]
         while True:
             chosen = self.rng.sample(range(len(RULES)), k)

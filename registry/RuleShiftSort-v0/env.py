@@ -2,20 +2,11 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 COLORS = ["red", "green", "blue", "yellow"]
 SHAPES = ["circle", "star", "square", "cross"]
 FILLS = ["solid", "striped", "dotted", "hollow"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def card_text(card, attributes):
@@ -44,7 +35,7 @@ class RuleShiftSortEnv:
     def reset(self, seed=None, options=None):
         """Deal a fresh deck and choose the hidden rule sequence."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.attributes = ["count", "color", "shape"]
         if self.difficulty >= 4:
             self.attributes.append("fill")

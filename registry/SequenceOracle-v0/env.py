@@ -2,16 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
+from spadegym.program import extract_boxed, read_difficulty
 
 
 def digit_sum(n):
@@ -75,7 +66,7 @@ class SequenceOracleEnv:
     def reset(self, seed=None, options=None):
         """Build a new hidden sequence from the seed and difficulty."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         pools = {
             1: ["arithmetic", "quadratic"],
             2: ["quadratic", "interleaved", "recurrence", "arithmetic"],

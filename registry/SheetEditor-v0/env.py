@@ -4,7 +4,7 @@ import json
 import random
 import re
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 REPS = ["Abebe", "Bianca", "Carlos", "Dagny", "Eun-ji", "Farah", "Gideon", "Hanna", "Ilse",
         "Jamal", "Kirra", "Leon", "Mira", "Nadia", "Oskar", "Pita", "Quinn", "Rosa"]
@@ -12,14 +12,6 @@ REGIONS = ["North", "South", "East", "West"]
 CELL = r"^([A-H])([1-9][0-9]?)$"
 COLS = "ABCDEFGH"
 MAX_READ = 36
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -83,7 +75,7 @@ class SheetEditorEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build the sheet and the instructions."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -2,16 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
+from spadegym.program import extract_boxed, read_difficulty
 
 
 def best_trades(prices, cash, storage, fee, held=0):
@@ -52,7 +43,7 @@ class SpiceMarketLedgerEnv:
     def reset(self, seed=None, options=None):
         """Draw a price calendar, store size and fee; compute the best possible result."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         days = 6 + self.difficulty
         for attempt in range(40):  # noqa: B007 (no leading-underscore names allowed)
             price = self.rng.randint(8, 20)

@@ -3,21 +3,13 @@
 import random
 import re
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 RULES = ("Instructions: push k (push the number k), add / sub / mul (pop b, pop a, push a+b, "
          "a-b or a*b), dup (copy the top), swap (exchange the top two), over (copy the second "
          "onto the top), drop (discard the top), jz L (pop the top; jump to line L if it was 0), "
          "jmp L (jump to line L), halt (stop). Execution starts at line 1; each executed "
          "instruction is one step.")
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def straight(rng, count, depth):
@@ -100,7 +92,7 @@ class StackMachineEvalEnv:
     def reset(self, seed=None, options=None):
         """Generate a program and the checkpoints."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         d = self.difficulty
         rng = self.rng
         if d <= 2:

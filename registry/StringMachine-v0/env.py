@@ -3,18 +3,9 @@
 import random
 import string
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 LETTERS = string.ascii_uppercase
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def apply_op(op, word):
@@ -67,7 +58,7 @@ class StringMachineEnv:
     def reset(self, seed=None, options=None):
         """Build a hidden pipeline and test words from the seed and difficulty."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         depth = {1: 1, 2: 2, 3: 2, 4: 3, 5: 3}[self.difficulty]
         names = ["reverse", "rotate", "caesar", "swap"]
         if self.difficulty >= 3:

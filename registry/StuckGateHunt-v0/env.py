@@ -3,18 +3,9 @@
 import itertools
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 OPS = ["AND", "OR", "XOR", "NAND", "NOR"]
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def gate_value(op, a, b):
@@ -57,7 +48,7 @@ class StuckGateHuntEnv:
     def reset(self, seed=None, options=None):
         """Build a random circuit and break one gate whose fault can show up."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.k = 3 if self.difficulty <= 2 else 4
         m = 5 + self.difficulty
         self.gates = []

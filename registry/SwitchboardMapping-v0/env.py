@@ -2,24 +2,13 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 LAMPS = ["amber", "azure", "beige", "coral", "cream", "cyan", "gold", "indigo", "ivory", "jade",
          "khaki", "lilac", "lime", "mauve", "navy", "olive", "peach", "plum", "rose", "ruby",
          "sand", "teal", "umber", "violet"]
 SWITCHES = {1: 4, 2: 6, 3: 8, 4: 12, 5: 16}
 SLACK = 1
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def bits_needed(count):
@@ -46,7 +35,7 @@ class SwitchboardMappingEnv:
     def reset(self, seed=None, options=None):
         """Wire a new board from ``seed``; the difficulty in ``options`` sets its size."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         n = SWITCHES[self.difficulty]
         self.switches = [chr(ord("A") + i) for i in range(n)]
         self.lamps = sorted(self.rng.sample(LAMPS, n))

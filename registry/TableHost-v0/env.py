@@ -3,21 +3,13 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 CUISINES = ["Thai", "Italian", "Ethiopian", "Mexican", "Japanese", "Lebanese", "Georgian"]
 HOODS = ["Old Port", "Riverside", "Hilltop", "Market Row", "University"]
 WORDS = ["Saffron", "Olive", "Ember", "Lotus", "Copper", "Juniper", "Fig", "Basil", "Koi",
          "Cedar", "Pepper", "Harvest"]
 GUESTS = ["Noor Hamid", "Pablo Ortiz", "Greta Vogel", "Sanjay Rao", "Eleni Pappas", "Max Huber"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -73,7 +65,7 @@ class TableHostEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build restaurants, availability and the request."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -3,18 +3,9 @@
 import heapq
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 NAMES = "ABCDEFGHIJKLMN"
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
 
 
 def plan(roads, stations, capacity, start, fuel, goal):
@@ -60,7 +51,7 @@ class TankerRouteEnv:
     def reset(self, seed=None, options=None):
         """Build a road map where the plain shortest path is not fuel-feasible when possible."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         n = 6 + self.difficulty
         for attempt in range(80):  # noqa: B007 (no leading-underscore names allowed)
             self.build_map(n)

@@ -2,19 +2,11 @@
 
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 LETTERS = "abcdefgh"
 # (board size, stones in a row to win, blocked cells) per difficulty 1..5
 LEVELS = [(3, 3, 2), (4, 3, 2), (4, 4, 1), (5, 4, 2), (5, 4, 3)]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 class TicTacToeDuelEnv:
@@ -32,7 +24,7 @@ class TicTacToeDuelEnv:
     def reset(self, seed=None, options=None):
         """Set up the board, the blocked cells and who starts."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.size, self.need, blocked = LEVELS[self.difficulty - 1]
         self.board = [["." for _ in range(self.size)] for _ in range(self.size)]
         cells = [(r, c) for r in range(self.size) for c in range(self.size)]

@@ -3,7 +3,7 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 COMPONENTS = ["auth", "billing", "search", "mobile", "reports", "api", "ui"]
 TEAMS = {"core": ["amir", "bea", "chidi", "dana"], "web": ["eli", "fern", "gus", "hana"],
@@ -11,14 +11,6 @@ TEAMS = {"core": ["amir", "bea", "chidi", "dana"], "web": ["eli", "fern", "gus",
 PROBLEMS = ["crash on save", "timeout under load", "wrong total shown", "login loop",
             "broken link", "slow query", "missing translation", "double email sent",
             "stale cache", "export fails", "icon misaligned", "date off by one"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -80,7 +72,7 @@ class TicketDeskEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build the backlog and pick the component and team."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

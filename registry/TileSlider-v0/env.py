@@ -3,22 +3,11 @@
 import heapq
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 SHAPE = {1: (3, 3), 2: (3, 3), 3: (3, 3), 4: (3, 4), 5: (3, 4)}
 SCRAMBLE = {1: (6, 8), 2: (8, 11), 3: (12, 15), 4: (12, 15), 5: (16, 19)}
 NEIGHBOURS = [(-1, 0), (1, 0), (0, -1), (0, 1)]
-
-
-def read_difficulty(options):
-    """Difficulty 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 2
-    try:
-        return min(5, max(1, int(value)))
-    except (ValueError, OverflowError):
-        return 2
 
 
 def slides(board, rows, cols):
@@ -86,7 +75,7 @@ class TileSliderEnv:
     def reset(self, seed=None, options=None):
         """Scramble a new board from ``seed``; the difficulty in ``options`` sets size and depth."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.rows, self.cols = SHAPE[self.difficulty]
         low, high = SCRAMBLE[self.difficulty]
         goal = tuple(list(range(1, self.rows * self.cols)) + [0])

@@ -2,16 +2,7 @@
 
 import random
 
-from spadegym.program import extract_boxed
-
-
-def read_difficulty(options):
-    """Return the difficulty 1..5 from reset options (2 when absent or malformed)."""
-    if isinstance(options, dict):
-        d = options.get("difficulty", 2)
-        if isinstance(d, int):
-            return min(5, max(1, d))
-    return 2
+from spadegym.program import extract_boxed, read_difficulty
 
 
 def best_cuts(length, prices, fee):
@@ -50,7 +41,7 @@ class TimberCutterEnv:
     def reset(self, seed=None, options=None):
         """Draw logs and a price list where greedy cutting is not optimal when possible."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         logs = 2 if self.difficulty <= 2 else 3 if self.difficulty <= 4 else 4
         longest = 5 + min(3, self.difficulty)
         for attempt in range(200):

@@ -3,21 +3,13 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 CITIES = ["Lisbon", "Oslo", "Prague", "Dublin", "Vienna", "Seville", "Krakow", "Tallinn",
           "Lyon", "Porto", "Bergen", "Zurich"]
 PEOPLE = ["Amara Diallo", "Bruno Costa", "Chen Wei", "Dana Levi", "Emil Sato", "Fatima Noor",
           "Gustav Lind", "Hana Kim", "Ivan Petrov", "Julia Rossi"]
 HOTEL_WORDS = ["Harbor", "Garden", "Central", "Royal", "Old Town", "Riverside", "Park", "Grand"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -91,7 +83,7 @@ class TripAgentEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build the timetable, hotels and the traveller's request."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -3,19 +3,11 @@
 import json
 import random
 
-from spadegym.program import ToolEnv
+from spadegym.program import ToolEnv, read_difficulty
 
 ITEMS = ["bolt M6", "hinge", "cable 2m", "LED strip", "fan 80mm", "relay", "gasket", "spring",
          "caster", "bracket", "fuse 5A", "valve"]
 CUSTOMERS = ["Acme Tools", "Birch Labs", "Corvid Ltd", "Dune Motors", "Elm Clinic", "Fable Inc"]
-
-
-def read_difficulty(options):
-    """Return the difficulty in 1..5 from reset options (2 when absent or malformed)."""
-    value = options.get("difficulty", 2) if isinstance(options, dict) else 2
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 2
-    return min(5, max(1, value))
 
 
 def call(tool, **arguments):
@@ -74,7 +66,7 @@ class WarehouseClerkEnv(ToolEnv):
     def reset(self, seed=None, options=None):
         """Build stock, orders and the request."""
         self.rng = random.Random(seed)
-        self.difficulty = read_difficulty(options)
+        self.difficulty = read_difficulty(options, default=2)
         self.turn = 0
         self.done = False
         rng = self.rng

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from spadegym import contract
 from spadegym.contract import SKILLS
 
 __all__ = ["difficulties", "difficulty", "skill"]
@@ -42,8 +43,11 @@ def difficulty(value: str) -> int:
         number = int(value)
     except ValueError:
         number = 0
-    if not 1 <= number <= 5:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a difficulty; difficulties are 1..5.")
+    if not contract.is_difficulty(number):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a difficulty; difficulties are "
+            f"{contract.MIN_DIFFICULTY}..{contract.MAX_DIFFICULTY}."
+        )
     return number
 
 

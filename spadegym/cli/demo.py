@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from spadegym.cli.output import terminal
+
 REPLAYS = Path(__file__).resolve().parent.parent / "demo_data" / "designer.jsonl"
 """The bundled recorded designer replies (a copy of tests/data/replays/designer.jsonl)."""
 
@@ -134,7 +136,7 @@ def _pipeline(
         log=workdir / "generate.jsonl",
         kinds=("puzzle", "tool", "two_player") if args.llm else ("puzzle",),
     )
-    print(f"\n{generation.table()}\n")
+    print(terminal(f"\n{generation.table()}\n"))
     if generation.stopped:
         print(f"spadegym demo: stopped early: {generation.stopped}", file=sys.stderr)
         return 1
@@ -146,13 +148,13 @@ def _pipeline(
         flush=True,
     )
     rows = [_play(registry.get(env_id)) for env_id in ids]
-    print(f"\n{play_table(rows)}\n")
+    print(terminal(f"\n{play_table(rows)}\n"))
     if args.llm:
         from spadegym.evaluation import evaluate
 
         print(f"      ...and with {llm.name} as the solver, with and without hints:", flush=True)
         solved = evaluate(llm, ids, episodes=2, roots=[registry.root], memory=memory)
-        print(f"\n{solved.table()}\n")
+        print(terminal(f"\n{solved.table()}\n"))
     page = None
     if not args.no_report:
         print("[4/5] Writing the HTML report...", flush=True)

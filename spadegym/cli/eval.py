@@ -7,11 +7,11 @@ skill and overall, and the hint regret.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from spadegym.cli import arguments
+from spadegym.cli.output import dumps, terminal
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     if not report.envs:
         print("spadegym eval: no environment matched; see `spadegym list`.", file=sys.stderr)
         return 1
-    print(json.dumps(report.to_dict(), ensure_ascii=False) if args.json else report.table())
+    print(dumps(report.to_dict()) if args.json else terminal(report.table()))
     return 0
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from spadegym.cli import arguments
+from spadegym.cli.output import dumps, terminal
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -153,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"spadegym generate: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False))
+        print(dumps(report.to_dict()))
     else:
-        print(report.table())
+        print(terminal(report.table()))
         resumed = sum(c.resumed for c in report.candidates)
         if resumed:
             print(

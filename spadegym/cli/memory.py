@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from spadegym.cli import arguments
+from spadegym.cli.output import terminal
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -109,7 +110,7 @@ def run_similar(args: argparse.Namespace) -> int:
         print("the memory is empty")
     for n in neighbours:
         code = "" if n.code_similarity is None else f"  code {n.code_similarity:.2f}"
-        print(f"{n.similarity:.3f}{code}  {n.env_id}  [{n.skill or '-'}] {n.title}")
+        print(terminal(f"{n.similarity:.3f}{code}  {n.env_id}  [{n.skill or '-'}] {n.title}"))
     return 0
 
 
@@ -155,7 +156,9 @@ def run_stats(args: argparse.Namespace) -> int:
         for s in rows:
             hint = "-" if s.hint_win_rate is None else f"{s.hint_win_rate:.2f}"
             print(
-                f"  {s.env_id}  win {s.win_rate:.2f}  hint {hint}  regret {s.regret:.2f}  "
-                f"plays {s.plays}  [{s.skill or '-'}] {s.title}"
+                terminal(
+                    f"  {s.env_id}  win {s.win_rate:.2f}  hint {hint}  regret {s.regret:.2f}  "
+                    f"plays {s.plays}  [{s.skill or '-'}] {s.title}"
+                )
             )
     return 0

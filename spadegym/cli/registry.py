@@ -10,13 +10,13 @@ names another. ``verify --fix --root registry/`` (re)builds the manifests of a f
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 from spadegym.cli import arguments
+from spadegym.cli.output import dumps, terminal
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -185,7 +185,7 @@ def _memory_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _fail(command: str, message: str, code: int = 1) -> int:
-    print(f"spadegym {command}: {message}", file=sys.stderr)
+    print(terminal(f"spadegym {command}: {message}"), file=sys.stderr)
     return code
 
 
@@ -359,7 +359,7 @@ def run_add(args: argparse.Namespace) -> int:
                     f"{path} was not added: the novelty check failed ({exc}). Pass "
                     "--no-memory to add without it.",
                 )
-            print(f"{env_id}  {path}")
+            print(terminal(f"{env_id}  {path}"))
     finally:
         if memory is not None:
             memory.close()
@@ -387,7 +387,7 @@ def run_list(args: argparse.Namespace) -> int:
                 skipped.append((registry.root / name, why))
     if args.json:
         print(
-            json.dumps(
+            dumps(
                 [
                     {
                         "id": e.id,
@@ -402,21 +402,22 @@ def run_list(args: argparse.Namespace) -> int:
                     for e, root in rows
                 ]
                 + [{"id": i, "root": str(root), "broken": why} for i, root, why in broken],
-                ensure_ascii=False,
             )
         )
     elif args.markdown:
         print("| id | skill | kind | title | turns |\n| --- | --- | --- | --- | --- |")
         for e, _ in rows:
             title = e.title.replace("|", "\\|")
-            print(f"| `{e.id}` | {e.skill or ''} | {e.kind} | {title} | {e.max_turns} |")
+            print(terminal(f"| `{e.id}` | {e.skill or ''} | {e.kind} | {title} | {e.max_turns} |"))
     else:
         width = max([len(e.id) for e, _ in rows] + [len(i) for i, _, _ in broken] + [2])
         print(f"{'id'.ljust(width)}  {'skill':24}  {'kind':10}  {'turns':>5}  title")
         for e, _ in rows:
             print(
-                f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
-                f"{e.max_turns:5}  {e.title}"
+                terminal(
+                    f"{e.id.ljust(width)}  {(e.skill or '-')[:24]:24}  {e.kind:10}  "
+                    f"{e.max_turns:5}  {e.title}"
+                )
             )
         for env_id, _, why in broken:
             print(f"{env_id.ljust(width)}  BROKEN: {why.splitlines()[0] if why else ''}")
@@ -427,7 +428,7 @@ def run_list(args: argparse.Namespace) -> int:
         )
     if args.verbose:
         for path, why in skipped:
-            print(f"skipped {path}: {why}", file=sys.stderr)
+            print(terminal(f"skipped {path}: {why}"), file=sys.stderr)
     return 0
 
 
@@ -440,9 +441,9 @@ def run_show(args: argparse.Namespace) -> int:
         source = env.source()
     except RegistryError as exc:
         return _fail("show", str(exc))
-    print(env.manifest.to_json())
-    print(f"# {env.path / 'env.py'}")
-    print(source)
+    print(terminal(env.manifest.to_json()))
+    print(terminal(f"# {env.path / 'env.py'}"))
+    print(terminal(source))
     return 0
 
 
@@ -461,18 +462,18 @@ def run_play(args: argparse.Namespace) -> int:
         obs, info = env.reset(seed=args.seed, options=options)
         # The game may end an episode sooner than max_turns (its own "Turn 0 of 4"): max_turns
         # is only the cap spadegym puts on every episode, so it is said as one.
-        print(f"== {env.title} ({found.id}, seed {args.seed})")
+        print(terminal(f"== {env.title} ({found.id}, seed {args.seed})"))
         print(
             "Type one reply per line; :quit stops. (spadegym ends the episode after "
             f"{env.max_turns} replies if the game has not ended it sooner.)\n"
         )
-        print(obs)
+        print(terminal(obs))
         if args.hint:
             hint = env.hint()
-            print(f"\nHint: {hint}" if hint else "\n(this environment has no hint)")
+            print(terminal(f"\nHint: {hint}") if hint else "\n(this environment has no hint)")
         while True:
             if "player" in info:
-                print(f"[player {info['player']} to move]")
+                print(terminal(f"[player {info['player']} to move]"))
             if interactive:
                 print("> ", end="", flush=True)
             line = sys.stdin.readline()
@@ -480,7 +481,7 @@ def run_play(args: argparse.Namespace) -> int:
                 print("\n(stopped before the episode ended)")
                 return 0
             obs, reward, terminated, truncated, info = env.step(line.rstrip("\r\n"))
-            print(f"\n{obs}\n[reward {reward:g}]")
+            print(terminal(f"\n{obs}\n[reward {reward:g}]"))
             if terminated or truncated:
                 how = "terminated" if terminated else f"truncated after {env.max_turns} turns"
                 print(
@@ -525,10 +526,10 @@ def run_verify(args: argparse.Namespace) -> int:
             continue
         for result in results:
             mark = "fixed" if result.fixed else "ok" if result.ok else "BROKEN"
-            print(f"{mark:7} {result.id}")
+            print(terminal(f"{mark:7} {result.id}"))
             if not result.ok:
                 bad += 1
-                print(textwrap.indent(result.problem, "        "))
+                print(terminal(textwrap.indent(result.problem, "        ")))
         ok = sum(r.ok for r in results)
         print(f"{root}: {ok} valid, {len(results) - ok} broken\n")
     bad += _verify_memory(args, roots)

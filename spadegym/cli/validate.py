@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import textwrap
+
+from spadegym.cli.output import dumps, terminal
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -69,14 +70,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"spadegym validate: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(
-            json.dumps(
-                [{"file": path, **report.to_dict()} for path, report in zip(args.files, reports)],
-                ensure_ascii=False,
-            )
-        )
+        print(dumps([{"file": path, **r.to_dict()} for path, r in zip(args.files, reports)]))
     else:
-        print(format_table(args.files, reports))
+        print(terminal(format_table(args.files, reports)))
     return 0 if all(r.ok for r in reports) else 1
 
 

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadegym import contract
 from spadegym.contract import KINDS, SKILLS
 from spadegym.corpus import Corpus, Document, load_corpus
 from spadegym.designer import hints
 from spadegym.designer.context import DesignContext, draw_context
 from spadegym.designer.prompts import (
-    DIFFICULTY_LEVELS,
     design_messages,
     repair_messages,
 )
@@ -655,8 +655,10 @@ def _check_settings(
     bad = [k for k in kinds if k not in KINDS]
     if not kinds or bad:
         raise ConfigError(f"kinds={kinds!r}: each kind is one of {', '.join(KINDS)}.")
-    if not difficulties or any(d not in DIFFICULTY_LEVELS for d in difficulties):
-        raise ConfigError(f"difficulty={difficulties!r}: designer difficulties are 1..5.")
+    if not difficulties:
+        raise ConfigError("difficulty=(): give at least one difficulty.")
+    for difficulty in difficulties:
+        contract.check_difficulty(difficulty)
     if max_repairs < 0 or concurrency < 1:
         raise ConfigError(
             f"max_repairs={max_repairs}, concurrency={concurrency}: need "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from spadegym import contract
 from spadegym.errors import ConfigError
 from spadegym.llm.base import Message
+from spadegym.policy.names import SPECIAL_METHODS
 
 __all__ = [
     "DIFFICULTY_LEVELS",
@@ -106,7 +107,7 @@ _SKELETON = '''\
 ```python
 import random
 
-from spadegym.program import extract_boxed
+from spadegym.program import extract_boxed, read_difficulty
 
 
 class ExampleEnv:
@@ -119,9 +120,7 @@ class ExampleEnv:
 
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
-        difficulty = 1
-        if isinstance(options, dict) and options.get("difficulty") in (1, 2, 3, 4, 5):
-            difficulty = options["difficulty"]
+        difficulty = read_difficulty(options)  # 1..5; 3 when absent
         # build the instance from self.rng only
         self.turn = 0
         return self.describe("A new game."), {}
@@ -171,6 +170,7 @@ class Example:
 def contract_rules() -> str:
     """The contract's rules as a numbered list, built from ``spadegym.contract``."""
     imports = ", ".join(f"`{name}` ({why})" for name, why in contract.ALLOWED_IMPORTS.items())
+    special = ", ".join(f"`{name}`" for name in SPECIAL_METHODS)
     rules = [
         "One Python module of at most "
         f"{contract.MAX_PROGRAM_BYTES // 1024} KiB defining exactly one public class whose name "
@@ -182,7 +182,10 @@ def contract_rules() -> str:
         "the episode is cut off after that many steps. `skill` is a str class attribute.",
         "`__init__`, if you write one, works with no arguments.",
         "`reset(self, seed=None, options=None)` returns `(observation, info)`; `options` may be "
-        '`{"difficulty": 1..5}`. Build the whole instance from `random.Random(seed)` there.',
+        f'`{{"difficulty": {contract.MIN_DIFFICULTY}..{contract.MAX_DIFFICULTY}}}`: read it '
+        "with `read_difficulty(options)` from `spadegym.program` (it gives "
+        f"{contract.DEFAULT_DIFFICULTY}, or `default=`, when the options carry none). Build "
+        "the whole instance from `random.Random(seed)` there.",
         "`step(self, action)` gets the player's whole reply as a str and returns `(observation, "
         "reward, terminated, truncated, info)`.",
         f"`observation` is a str of at most {contract.MAX_OBSERVATION_CHARS} characters, never "
@@ -207,10 +210,12 @@ def contract_rules() -> str:
         "Fast: reset and step finish well under a second.",
         f"Imports from this list only: {imports}.",
         "No files, network, processes, threads, clock, eval/exec, getattr/setattr, and no "
-        "names or attributes beginning with an underscore (`__init__` aside).",
-        "Build strings with f-strings or `+`; `str.format` and `format_map` are refused. A "
-        "literal brace inside an f-string is doubled ({{ or }}); or write "
-        '"\\\\boxed{" + x + "}".',
+        "names or attributes beginning with an underscore, except the special methods "
+        f"{special} and the namedtuple attributes `_replace`, `_asdict`, `_fields`; "
+        "`type(self).__name__` reads a class's name.",
+        "Build strings with f-strings or `+`; `.format` and `.format_map` are refused on every "
+        "object (name your own methods otherwise). A literal brace inside an f-string is "
+        'doubled ({{ or }}); or write "\\\\boxed{" + x + "}".',
     ]
     return "\n".join(f"{k}. {rule}" for k, rule in enumerate(rules, start=1))
 
@@ -244,8 +249,7 @@ def design_messages(
     """
     if kind not in KIND_NOTES:
         raise ConfigError(f"kind {kind!r} is not one of {', '.join(KIND_NOTES)}.")
-    if difficulty not in DIFFICULTY_LEVELS:
-        raise ConfigError(f"difficulty={difficulty}: designer difficulties are 1..5.")
+    contract.check_difficulty(difficulty)
     ideas = SKILL_IDEAS.get(skill)
     parts = [
         f"Write a new environment that trains the skill {skill}"

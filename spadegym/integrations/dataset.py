@@ -22,6 +22,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from spadegym import contract
 from spadegym.errors import ConfigError, SpadegymError
 from spadegym.integrations.programs import Program, resolve, seed_for, with_hint
 
@@ -127,8 +128,8 @@ class SpadeDataset:
     ):
         if not isinstance(size, int) or size < 1:
             raise ConfigError(f"size={size!r}: a dataset holds at least 1 item.")
-        if difficulty is not None and (not isinstance(difficulty, int) or not 1 <= difficulty <= 5):
-            raise ConfigError(f"difficulty={difficulty!r}: difficulties are 1..5 (or None).")
+        if difficulty is not None:
+            contract.check_difficulty(difficulty)
         self.programs = resolve(ids, one_player="a single-turn dataset")
         self.size = size
         self.seed = seed

@@ -187,8 +187,11 @@ class SpadeEnvironment(Environment[SpadeAction, SpadeObservation, SpadeState]):
             raise SpadegymError(self._closed_message())
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise SpadegymError(f"seed={seed!r}: a seed is an int >= 0.")
-        if difficulty is not None and (not isinstance(difficulty, int) or not 1 <= difficulty <= 5):
-            raise SpadegymError(f"difficulty={difficulty!r}: difficulties are 1..5.")
+        if difficulty is not None and not contract.is_difficulty(difficulty):
+            raise SpadegymError(
+                f"difficulty={difficulty!r}: difficulties are ints in "
+                f"{contract.MIN_DIFFICULTY}..{contract.MAX_DIFFICULTY}."
+            )
         program = self._server.program(env_id)
         if self._session is not None and self._session.program is not program:
             self._session.close()

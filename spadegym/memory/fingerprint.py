@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spadegym import compat
+from spadegym import compat, contract
 from spadegym.errors import ProgramError
 
 CONTRACT_NAMES: frozenset[str] = frozenset(
@@ -142,24 +142,14 @@ def code_similarity(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _env_class(tree: ast.Module) -> ast.ClassDef:
-    classes = [
-        node
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-        and node.name.endswith("Env")
-        and not node.name.startswith("_")
-    ]
-    if not classes:
+    try:
+        return contract.environment_class_def(tree)
+    except ValueError as exc:
         raise ProgramError(
-            "the program defines no public class whose name ends in 'Env' (CONTRACT.md "
-            "section 1); define exactly one, e.g. 'class LockPickEnv:'",
+            f"{exc} (CONTRACT.md section 1); the memory only stores programs that pass "
+            "validation, so validate it first",
             kind="contract",
-        )
-    # A helper base class may also end in Env; the one that defines reset is the environment.
-    for node in reversed(classes):
-        if any(isinstance(s, ast.FunctionDef) and s.name == "reset" for s in node.body):
-            return node
-    return classes[-1]
+        ) from None
 
 
 def _class_constant(node: ast.ClassDef, name: str) -> str | int | None:

@@ -11,11 +11,16 @@ What the policy adds to RestrictedPython 9:
 * ``self.x += 1`` and ``d[k] += 1`` work. They become ``target = _inplacevar_(op, target,
   value)``, so the guards see the read and the write. The target's inner expressions are
   evaluated twice (``grid[f()] += 1`` calls ``f`` twice).
-* Annotations are dropped (``x: int = 0`` becomes ``x = 0``). A class body keeps its field
-  annotations as a dict of strings, inserted after the restricted transform so that a program
-  cannot write ``__annotations__`` itself; ``@dataclass`` and ``NamedTuple`` need it.
-* ``super().__init__(...)``, written exactly so, calls the next ``__init__`` in the MRO. Any
-  other ``super().__name__`` attribute is refused like every other name that starts with "_".
+* Annotations are dropped (``x: int = 0`` becomes ``x = 0``) and never evaluated. A class body
+  keeps, for each field, the dotted name at the head of its annotation (``List[int]`` keeps
+  ``"List"``) in ``__annotations__``, inserted after the restricted transform so that a program
+  cannot write it itself; ``@dataclass`` (which tells ``ClassVar`` fields by that name) and
+  ``NamedTuple`` need it.
+* ``super().__init__(...)``, written exactly so, calls the next ``__init__`` in the MRO, once
+  ``_super_init_`` has checked that ``super()`` is bound to an instance. Any other
+  ``super().__name__`` attribute is refused like every other name that starts with "_".
+* A few special methods may be defined and a few "_" attributes read (``names.SPECIAL_METHODS``
+  and ``names.UNDERSCORE_READS``, each with its reason). Code may nest 100 levels deep.
 * A bare ``except:`` is compiled as ``except Exception:``. Any exception the worker raises to
   enforce a deadline, if it derives from ``BaseException`` only, then passes through.
 * Imports come from ``spadegym.contract.ALLOWED_IMPORTS``. Each module reaches the program as
@@ -23,6 +28,10 @@ What the policy adds to RestrictedPython 9:
 * Writes are allowed to dicts, lists, sets, the collections containers, and instances and
   classes the program defined. Enum members and enum classes stay constants. Modules,
   functions and library classes are read-only.
+* Library callables that take names as data are offered as stand-ins that check them: enum's
+  functional API, ``dataclass``; metaclasses are refused, and ``type()`` hands out only the
+  classes a program holds anyway. Attributes named ``format`` or ``format_map`` are refused on
+  every object.
 
 Dataclasses look string annotations up in ``sys.modules[cls.__module__]``, so importing
 ``dataclasses`` registers an inert module under the program's module name there (it holds only
@@ -30,8 +39,9 @@ Dataclasses look string annotations up in ``sys.modules[cls.__module__]``, so im
 
 The package holds one concept per module: ``names`` (the allow-lists, with their reasons),
 ``static`` (the "Line N: ..." checks), ``transform`` (the rewrites above), ``compiler``
-(``check_source``, ``compile_program``), ``guards`` (``new_globals`` and the runtime guards) and
-``loader`` (``load_program``).
+(``check_source``, ``compile_program``), ``guards`` (``new_globals`` and the runtime guards),
+``standins`` (the checked stand-ins for enum, dataclass, class building and ``super().__init__``)
+and ``loader`` (``load_program``).
 """
 
 from __future__ import annotations

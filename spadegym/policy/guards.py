@@ -5,27 +5,33 @@
 
 from __future__ import annotations
 
+import abc
 import builtins
 import collections
 import enum
+import functools
 import importlib
 import operator
 import sys
 import types
+import typing
 
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from spadegym.contract import ALLOWED_IMPORTS
+from spadegym.policy import standins
 from spadegym.policy.names import (
     _DENIED_ATTRIBUTES,
     _FORMAT_ATTRIBUTES,
-    _FORMAT_MESSAGE,
+    _REGISTER_ATTRIBUTE,
     _SPECIAL_ATTRIBUTES,
     BUILTIN_NAMES,
     MODULE_NAMES,
+    UNDERSCORE_READS,
     _attribute_message,
     _import_message,
     _module_name_message,
+    offered_names,
 )
 
 PRINT_LIMIT = 8192
@@ -69,15 +75,39 @@ _RE_FLAG_POSITION.update({"finditer": 2, "sub": 4, "subn": 4, "split": 3})
 # Runtime guards. Each runs on every attribute read or write: keep them to a few type checks.
 
 
+# Objects whose register() would change isinstance() for every caller: abstract base classes,
+# and the typing aliases that forward non-dunder attributes to one (typing.Mapping.register).
+_REGISTRIES = (abc.ABCMeta, typing._BaseGenericAlias, types.GenericAlias)
+
+
+def _underscore_read(ob: object, name: str) -> object:
+    """The attributes of ``UNDERSCORE_READS``, each on the objects its reason names."""
+    if name == "__name__":
+        if isinstance(ob, type):
+            return ob.__name__
+        raise AttributeError(
+            '"__name__" is readable on classes only; write type(obj).__name__ for an object\'s '
+            "class name"
+        )
+    if isinstance(ob, tuple) or (isinstance(ob, type) and issubclass(ob, tuple)):
+        return getattr(ob, name)
+    raise AttributeError(f'"{name}" is readable on namedtuples only')
+
+
 def _guarded_getattr(ob: object, name: str) -> object:
     if name.startswith("_") and name != "_":  # RestrictedPython allows "_" statically too
+        if name in UNDERSCORE_READS:
+            return _underscore_read(ob, name)
         raise AttributeError(_attribute_message(name))
     if name in _SPECIAL_ATTRIBUTES:
-        if name in _DENIED_ATTRIBUTES:
+        if name in _DENIED_ATTRIBUTES or name in _FORMAT_ATTRIBUTES:
             raise AttributeError(_attribute_message(name))
-        if name in _FORMAT_ATTRIBUTES:
-            if isinstance(ob, str) or (isinstance(ob, type) and issubclass(ob, str)):
-                raise AttributeError(_FORMAT_MESSAGE.format(name=name))
+        if name == _REGISTER_ATTRIBUTE:
+            if isinstance(ob, _REGISTRIES):
+                raise AttributeError(
+                    "'.register' of an abstract base class is not available: it changes "
+                    "isinstance() for everyone; subclass the class instead"
+                )
         elif isinstance(ob, (AttributeError, NameError)):
             # CVE-2024-47532: AttributeError.obj hands out the object a lookup failed on.
             raise AttributeError(f"'.{name}' of {type(ob).__name__} is not available")
@@ -94,13 +124,43 @@ def _guarded_hasattr(ob: object, name: str) -> bool:
     return True
 
 
-def _guarded_type(ob: object, *rest: object) -> type:
-    if rest:
-        raise TypeError("type() with three arguments is not allowed; define classes with 'class'")
-    cls = type(ob)
-    if issubclass(cls, type):
-        raise TypeError("type() of a class is not available; compare classes with 'is'")
-    return cls
+@functools.cache
+def _offered_classes() -> frozenset[type]:
+    """Every class an allowed module offers (the enum bases as programs get them)."""
+    found = set(standins.ENUM_BASES.values())
+    for module in MODULE_NAMES:
+        real = importlib.import_module(module)
+        for name in offered_names(module):
+            value = getattr(real, name)
+            if isinstance(value, type):
+                found.add(value)
+    return frozenset(found)
+
+
+def _make_type(module_name: str):
+    def guarded_type(ob: object, *rest: object) -> type:
+        if rest:
+            raise TypeError(
+                "type() with three arguments is not allowed; define classes with 'class'"
+            )
+        cls = type(ob)
+        if issubclass(cls, type):
+            raise TypeError("type() of a class is not available; compare classes with 'is'")
+        # Only classes the program holds anyway: a hidden library class could be called to
+        # build objects the guards do not expect (typing's aliases forward attributes).
+        if (
+            cls.__module__ == module_name
+            or cls.__module__ == "builtins"
+            or cls in _offered_classes()
+            or issubclass(cls, Exception)
+        ):
+            return cls
+        raise TypeError(
+            f"type() of a {cls.__name__!r} object is not available to programs; test it with "
+            "isinstance()"
+        )
+
+    return guarded_type
 
 
 def _inplacevar(op: str, x: object, y: object) -> object:
@@ -174,16 +234,21 @@ def _no_debug(function, position: int):
     return guarded
 
 
-def _module_proxy(name: str) -> types.ModuleType:
+def _module_proxy(name: str, module_name: str, proxy_for) -> types.ModuleType:
     """A fresh read-only stand-in for an allowed module, holding only its vetted names."""
     real = importlib.import_module(name)
     proxy = types.ModuleType(name, real.__doc__)
-    for attribute in MODULE_NAMES[name]:
-        if hasattr(real, attribute):  # a few names are newer than this Python
-            value = getattr(real, attribute)
-            if name == "re" and attribute in _RE_FLAG_POSITION:
-                value = _no_debug(value, _RE_FLAG_POSITION[attribute])
-            setattr(proxy, attribute, value)
+    for attribute in offered_names(name):
+        value = getattr(real, attribute)
+        if f"{name}.{attribute}" in MODULE_NAMES:
+            value = proxy_for(f"{name}.{attribute}")  # a submodule: collections.abc
+        elif name == "re" and attribute in _RE_FLAG_POSITION:
+            value = _no_debug(value, _RE_FLAG_POSITION[attribute])
+        elif name == "enum" and attribute in standins.ENUM_BASES:
+            value = standins.ENUM_BASES[attribute]
+        elif name == "dataclasses" and attribute == "dataclass":
+            value = standins.make_dataclass_standin(module_name)
+        setattr(proxy, attribute, value)
 
     def missing(attribute: str):
         raise AttributeError(_module_name_message(name, attribute))
@@ -214,7 +279,10 @@ def _make_import(module_name: str):
         if name not in proxies:
             if name == "dataclasses":
                 _register_annotation_module(module_name)
-            proxies[name] = _module_proxy(name)
+            if name in MODULE_NAMES:
+                proxies[name] = _module_proxy(name, module_name, proxy_for)
+            else:  # "import spadegym.program" binds a package that offers only the submodule
+                proxies[name] = types.ModuleType(name)
         return proxies[name]
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
@@ -225,13 +293,12 @@ def _make_import(module_name: str):
         module = proxy_for(name)
         if fromlist or "." not in name:
             return module
-        # "import spadegym.program" binds the top package, which offers only the submodule.
+        # "import a.b" binds a, which must then hold b (collections.abc, spadegym.program).
         top, _, rest = name.partition(".")
-        if top not in proxies:
-            package = types.ModuleType(top)
+        package = proxy_for(top)
+        if getattr(package, rest, None) is not module:
             setattr(package, rest, module)
-            proxies[top] = package
-        return proxies[top]
+        return package
 
     return guarded_import
 
@@ -248,8 +315,8 @@ def new_globals(module_name: str = "spade_program") -> dict:
     """
     guarded_builtins = {name: getattr(builtins, name) for name in BUILTIN_NAMES}
     guarded_builtins["hasattr"] = _guarded_hasattr
-    guarded_builtins["type"] = _guarded_type
-    guarded_builtins["__build_class__"] = builtins.__build_class__
+    guarded_builtins["type"] = _make_type(module_name)
+    guarded_builtins["__build_class__"] = standins.build_class
     guarded_builtins["__import__"] = _make_import(module_name)
     return {
         "__builtins__": guarded_builtins,
@@ -264,4 +331,5 @@ def new_globals(module_name: str = "spade_program") -> dict:
         "_inplacevar_": _inplacevar,
         "_apply_": _apply,
         "_print_": _PrintCollector,
+        "_super_init_": standins.super_init,
     }

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spadegym import contract
 from spadegym.errors import PolicyError, ProgramError
-from spadegym.policy.compiler import compile_program
+from spadegym.policy.compiler import compile_module
 from spadegym.policy.guards import new_globals
 
 
@@ -15,7 +16,7 @@ class LoadedProgram:
 
     Attributes:
         namespace: its globals after the module-level code ran.
-        env_class: the one public class whose name ends in "Env".
+        env_class: the environment class (``spadegym.contract.environment_class``).
         class_name: that class's name.
     """
 
@@ -42,13 +43,18 @@ def load_program(source: str, filename: str = "<program>") -> LoadedProgram:
         filename: the name tracebacks show for the program.
 
     Returns:
-        The namespace and the one public class whose name ends in "Env".
+        The namespace and the environment class: the one public class whose name ends in
+        "Env" among the classes the program defines at top level.
 
     Raises:
         PolicyError: the program breaks the policy, or defines no or several Env classes.
         ProgramError: the module-level code raised (``kind="exception"``).
     """
-    code = compile_program(source, filename)
+    code, class_names = compile_module(source, filename)
+    try:
+        name = contract.environment_class(class_names)
+    except ValueError as exc:
+        raise PolicyError([str(exc)]) from None
     namespace = new_globals()
     module_name = namespace["__name__"]
     try:
@@ -58,29 +64,9 @@ def load_program(source: str, filename: str = "<program>") -> LoadedProgram:
             f"{_program_line(exc, filename)}loading the program raised {type(exc).__name__}: {exc}",
             kind="exception",
         ) from exc
-    classes: list[type] = []
-    for value in namespace.values():
-        if (
-            isinstance(value, type)
-            and value.__module__ == module_name
-            and value.__name__.endswith("Env")
-            and not value.__name__.startswith("_")
-            and value not in classes
-        ):
-            classes.append(value)
-    if not classes:
+    cls = namespace.get(name)
+    if not isinstance(cls, type) or cls.__module__ != module_name or cls.__name__ != name:
         raise PolicyError(
-            [
-                "the program defines no class whose name ends in 'Env'; define exactly one, "
-                "e.g. class LockPickEnv: ..."
-            ]
+            [f"the name {name} no longer holds the class {name} after loading; do not rebind it"]
         )
-    if len(classes) > 1:
-        names = ", ".join(cls.__name__ for cls in classes)
-        raise PolicyError(
-            [
-                f"the program defines {len(classes)} classes whose names end in 'Env' "
-                f"({names}); define exactly one, and give helper classes other names"
-            ]
-        )
-    return LoadedProgram(namespace=namespace, env_class=classes[0], class_name=classes[0].__name__)
+    return LoadedProgram(namespace=namespace, env_class=cls, class_name=name)

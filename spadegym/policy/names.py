@@ -5,7 +5,12 @@ Also the sentences built from those reasons, which the static check and the runt
 
 from __future__ import annotations
 
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+import collections.abc  # noqa: F401  (so that collections offers its abc submodule)
+import functools
+import importlib
+import sys
+
+from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, INSPECT_ATTRIBUTES
 
 from spadegym.contract import ALLOWED_IMPORTS
 
@@ -80,8 +85,18 @@ MODULE_NAMES: dict[str, dict[str, str]] = {
         "defaultdict": "a writable container",
         "OrderedDict": "a writable container",
         "ChainMap": "layered lookups over the program's own dicts",
-        "namedtuple": "record types; field names are validated identifiers",
+        "namedtuple": "record types; namedtuple checks that the type and field names are "
+        "identifiers that do not start with '_' (rename=True replaces a bad name by _0, _1, ..., "
+        "which stays unreadable), and builds its one generated function with empty builtins",
+        "abc": "the submodule collections.abc (its own vetted names)",
     },
+    "collections.abc": _each(
+        "abstract base classes, for isinstance() and as bases; their register() is refused "
+        "(it would change isinstance() for every caller in the worker)",
+        "Callable Collection Container Generator Hashable ItemsView Iterable Iterator KeysView "
+        "Mapping MappingView MutableMapping MutableSequence MutableSet Reversible Sequence Set "
+        "Sized ValuesView",
+    ),
     "heapq": _each(
         "priority queues on the program's own lists",
         "heapify heappop heappush heappushpop heapreplace merge nlargest nsmallest",
@@ -142,7 +157,9 @@ MODULE_NAMES: dict[str, dict[str, str]] = {
         "TYPE_CHECKING": "the constant False",
     },
     "dataclasses": {
-        "dataclass": "small state records (annotations stay strings, never evaluated)",
+        "dataclass": "small state records; offered as a stand-in that first checks the class is "
+        "the program's own and its field names are identifiers not starting with '_' "
+        "(dataclass pastes field names into the source of the __init__ it generates)",
         "field": "field defaults and default factories",
         "fields": "the Field records of a dataclass",
         "asdict": "a dataclass as a dict",
@@ -152,6 +169,10 @@ MODULE_NAMES: dict[str, dict[str, str]] = {
         "InitVar": "init-only pseudo-fields",
         "FrozenInstanceError": "the exception frozen dataclasses raise",
     },
+    # Each enum base reaches programs as a member-less subclass whose metaclass checks the
+    # functional API, Enum("Name", names): member names must be identifiers that do not start
+    # with "_" (a "__reduce_ex__" or "_missing_" member would define that special method),
+    # and only start= may be passed. Class bodies cannot bind names starting with "_" at all.
     "enum": {
         "Enum": "named constants",
         "IntEnum": "named integer constants",
@@ -165,6 +186,7 @@ MODULE_NAMES: dict[str, dict[str, str]] = {
         "extract_boxed": "the content of the last \\boxed{...} of a reply",
         "parse_tool_calls": "the <tool_call> blocks of a reply",
         "extract_answer": "the content of the last <answer> block of a reply",
+        "read_difficulty": "the difficulty of reset's options, checked",
         "ToolEnv": "the base class of tool-use environments",
     },
 }
@@ -195,6 +217,18 @@ _WITHHELD_NAMES: dict[tuple[str, str], str] = {
     ("json", "load"): "programs have no files; use json.loads",
 }
 """Notable names that are withheld, with the reason; any other unlisted name is withheld too."""
+
+
+@functools.cache
+def offered_names(module: str) -> tuple[str, ...]:
+    """The vetted names of ``module`` that exist on the running Python, in listed order.
+
+    ``MODULE_NAMES`` lists a few names newer than the oldest supported Python
+    (``itertools.batched``, ``math.sumprod``); programs and messages see only those that exist.
+    """
+    real = importlib.import_module(module)
+    return tuple(name for name in MODULE_NAMES[module] if hasattr(real, name))
+
 
 _MODULE_HINTS: dict[str, str] = {
     "random": "the module-level functions share one global generator; create "
@@ -255,6 +289,37 @@ WITHHELD_BUILTINS: dict[str, str] = {
 }
 """Withheld builtins with the reason and the fix; other withheld builtins get a plain note."""
 
+SPECIAL_METHODS: dict[str, str] = {
+    **{name: "RestrictedPython's own allow-list" for name in sorted(ALLOWED_FUNC_NAMES)},
+    **_each(
+        "called by repr(), str(), f-strings and print on the program's own objects; Python "
+        "checks that the result is a str, and the worker only ever sends exact str, int, "
+        "float, bool and None values, so no program object leaves the worker through them",
+        "__repr__ __str__",
+    ),
+    "__len__": "called by len() and truth tests; Python checks the result is an int >= 0",
+    "__iter__": "called by for loops and iter(); it runs the program's own code, as any "
+    "method does",
+    "__post_init__": "called by the __init__ a dataclass generates; a plain method otherwise",
+}
+"""Special methods a program may define in a class body, with the reason each is safe.
+
+Every other name that starts with "_" is refused, so a program can never define the methods
+through which library code would call it unasked (``__reduce_ex__``, ``__getattr__``,
+``__del__``, ``__exit__``, ``__set_name__``, ``__init_subclass__``, ...). The other ways to put
+such a name on a class are closed too: ``type()`` with three arguments and metaclasses are
+refused, enum's functional API and ``dataclass`` check their names.
+"""
+
+UNDERSCORE_READS: dict[str, str] = {
+    "__name__": "type(self).__name__: on classes only, where it is the class's name (a str)",
+    "_replace": "namedtuple: a changed copy; on namedtuple instances only",
+    "_asdict": "namedtuple: the fields as a dict; on namedtuple instances only",
+    "_fields": "namedtuple: the field names, a tuple of str; on namedtuple types and instances "
+    "only",
+}
+"""Attributes starting with "_" that a program may read (never write), with the reason."""
+
 _DENIED_ATTRIBUTES: frozenset[str] = INSPECT_ATTRIBUTES | frozenset(
     # Frames, code objects, closures and class hierarchies: each reaches interpreter state or
     # classes the program was not given. RestrictedPython lets some co_* names through.
@@ -268,15 +333,24 @@ _DENIED_ATTRIBUTES: frozenset[str] = INSPECT_ATTRIBUTES | frozenset(
 """Attributes refused on every object, in addition to every name that starts with "_"."""
 
 _FORMAT_ATTRIBUTES = frozenset({"format", "format_map"})
+"""Refused by name on every object: ``str.format`` walks attributes past the guards, and a
+check by type misses ``super().format``, str subclasses and objects that forward attributes."""
+
 _EXCEPTION_ATTRIBUTES = frozenset({"obj", "name"})
-_SPECIAL_ATTRIBUTES = _DENIED_ATTRIBUTES | _FORMAT_ATTRIBUTES | _EXCEPTION_ATTRIBUTES
+_REGISTER_ATTRIBUTE = "register"
+_SPECIAL_ATTRIBUTES = (
+    _DENIED_ATTRIBUTES | _FORMAT_ATTRIBUTES | _EXCEPTION_ATTRIBUTES | {_REGISTER_ATTRIBUTE}
+)
 
 
 # --------------------------------------------------------------------------------------------
 # Messages shared by the static check and the runtime guards.
 
 _ALLOWED_MODULES_TEXT = ", ".join(ALLOWED_IMPORTS)
-_FORMAT_MESSAGE = "str.{name}() is not allowed; build strings with f-strings or +"
+_FORMAT_MESSAGE = (
+    "str.{name}() is not allowed, nor is '.{name}' on any object (it walks attributes past "
+    "the guards); build strings with f-strings or +, and give your own methods another name"
+)
 
 
 def _attribute_message(name: str) -> str:
@@ -289,8 +363,10 @@ def _attribute_message(name: str) -> str:
 
 def _module_name_message(module: str, name: str) -> str:
     reason = _WITHHELD_NAMES.get((module, name)) or _MODULE_HINTS.get(module)
+    if reason is None and name in MODULE_NAMES[module]:
+        reason = f"it is newer than this Python ({sys.version_info[0]}.{sys.version_info[1]})"
     if reason is None:
-        reason = f"'{module}' offers only: {', '.join(MODULE_NAMES[module])}"
+        reason = f"'{module}' offers only: {', '.join(offered_names(module))}"
     return f"{module}.{name} is not available to programs: {reason}"
 
 

@@ -15,14 +15,35 @@ from spadegym.contract import ALLOWED_IMPORTS
 from spadegym.policy.names import (
     _DENIED_ATTRIBUTES,
     _FORMAT_ATTRIBUTES,
-    _FORMAT_MESSAGE,
     BUILTIN_NAMES,
     MODULE_NAMES,
     _attribute_message,
     _builtin_message,
     _import_message,
     _module_name_message,
+    offered_names,
 )
+
+MAX_NESTING = 100
+"""How deeply a program's syntax tree may nest. The deepest shipped program nests 22 levels;
+the checks, the rewrite and the compiler each recurse once per level, and a program nested
+thousands of levels deep (3,500 unary minus signs) would exhaust Python's recursion limit."""
+
+
+class TooDeep(Exception):
+    """The syntax tree nests deeper than ``MAX_NESTING``; ``line`` is where it does."""
+
+    def __init__(self, line: int):
+        super().__init__(line)
+        self.line = line
+
+
+def nesting_message(line: int) -> str:
+    """The sentence for a program that nests too deeply at ``line``."""
+    return (
+        f"Line {line}: the code nests more than {MAX_NESTING} levels deep; split deep "
+        "expressions (and long if/elif chains) into smaller steps."
+    )
 
 
 def _binding_counts(tree: ast.AST) -> collections.Counter[str]:
@@ -74,9 +95,23 @@ class _StaticChecker(ast.NodeVisitor):
         # a loop inside the block is what they leave.
         self.finally_return = 0
         self.finally_break = 0
+        self.depth = 0
+        self.line = 1
 
     def error(self, node: ast.AST, message: str) -> None:
         self.errors.append(f"Line {getattr(node, 'lineno', 1)}: {message}.")
+
+    def visit(self, node: ast.AST) -> None:
+        # Every other pass recurses through the tree the same way: stop here, by rule, before
+        # any of them can exhaust the recursion limit.
+        self.line = getattr(node, "lineno", self.line)
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep(self.line)
+            super().visit(node)
+        finally:
+            self.depth -= 1
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -98,7 +133,7 @@ class _StaticChecker(ast.NodeVisitor):
         for alias in node.names:
             # "*" and "_" names get RestrictedPython's own sentences.
             if alias.name != "*" and not alias.name.startswith("_"):
-                if alias.name not in MODULE_NAMES[module]:
+                if alias.name not in offered_names(module):
                     self.error(node, _module_name_message(module, alias.name))
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -116,13 +151,9 @@ class _StaticChecker(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = node.attr
         value = node.value
-        if name in _FORMAT_ATTRIBUTES and (
-            isinstance(value, ast.JoinedStr)
-            or (isinstance(value, ast.Constant) and isinstance(value.value, str))
-            or (isinstance(value, ast.Name) and value.id == "str" and "str" not in self.bound)
+        if name in _FORMAT_ATTRIBUTES or (
+            name in _DENIED_ATTRIBUTES and name not in INSPECT_ATTRIBUTES
         ):
-            self.error(node, _FORMAT_MESSAGE.format(name=name))
-        elif name in _DENIED_ATTRIBUTES and name not in INSPECT_ATTRIBUTES:
             self.error(node, _attribute_message(name))
         elif (
             isinstance(value, ast.Name)
@@ -130,7 +161,7 @@ class _StaticChecker(ast.NodeVisitor):
             and not name.startswith("_")
         ):
             module = self.module_aliases[value.id]
-            if name not in MODULE_NAMES[module]:
+            if name not in offered_names(module):
                 self.error(node, _module_name_message(module, name))
         self.generic_visit(node)
 

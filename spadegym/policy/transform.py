@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 
 from RestrictedPython.transformer import (
-    ALLOWED_FUNC_NAMES,
     IOPERATOR_TO_STR,
     RestrictingNodeTransformer,
     copy_locations,
 )
 
+from spadegym.policy.names import SPECIAL_METHODS, UNDERSCORE_READS
 from spadegym.policy.static import _is_main_guard
 
-_ALLOWED_METHODS_TEXT = ", ".join(sorted(ALLOWED_FUNC_NAMES))
+_ALLOWED_METHODS_TEXT = ", ".join(sorted(SPECIAL_METHODS))
+_DOTTED_NAME = re.compile(r"\s*([A-Za-z]\w*(?:\s*\.\s*[A-Za-z]\w*)*)")
 
 _ASYNC = "async code is not allowed; write plain functions"
 _NOT_ALLOWED = {
@@ -37,6 +39,30 @@ def _located(new: ast.AST, old: ast.AST) -> ast.AST:
     return new
 
 
+def _annotation_head(node: ast.expr) -> str:
+    """What a class body keeps of a field's annotation: the dotted name at its head.
+
+    ``List[int]`` keeps ``"List"``, ``typing.ClassVar[int]`` and ``"ClassVar[int]"`` keep the
+    ClassVar name that dataclasses look for; anything else keeps ``"object"``. The expression
+    itself is dropped, so no annotation text can ever be evaluated.
+    """
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        match = _DOTTED_NAME.match(node.value)
+        text = re.sub(r"\s+", "", match.group(1)) if match else ""
+    else:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        parts.append(node.id if isinstance(node, ast.Name) else "")
+        text = ".".join(reversed(parts))
+    if not text or any(not part or part.startswith("_") for part in text.split(".")):
+        return "object"
+    return text
+
+
 class _PolicyTransformer(RestrictingNodeTransformer):
     """RestrictedPython's transformer plus our rewrites (the spadegym.policy docstring)."""
 
@@ -48,19 +74,26 @@ class _PolicyTransformer(RestrictingNodeTransformer):
         self.scopes: list[dict[str, str] | None] = []
 
     def check_name(self, node, name, allow_magic_methods=False):
-        if (
-            allow_magic_methods
-            and name
-            and name.startswith("_")
-            and not (name in ALLOWED_FUNC_NAMES and node.col_offset != 0)
-        ):
-            self.error(
-                node,
-                f"method '{name}' cannot be defined; programs may define only these special "
-                f"methods: {_ALLOWED_METHODS_TEXT}.",
-            )
+        if allow_magic_methods and name and name.startswith("_") and name != "_":
+            if name not in SPECIAL_METHODS or node.col_offset == 0:
+                self.error(
+                    node,
+                    f"method '{name}' cannot be defined; programs may define only these "
+                    f"special methods: {_ALLOWED_METHODS_TEXT}.",
+                )
             return
         super().check_name(node, name, allow_magic_methods)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if node.attr in UNDERSCORE_READS and isinstance(node.ctx, ast.Load):
+            # Read through the guard, which allows each name only where names.py says.
+            call = ast.Call(
+                func=ast.Name("_getattr_", ast.Load()),
+                args=[self.visit(node.value), ast.Constant(node.attr)],
+                keywords=[],
+            )
+            return _located(call, node)
+        return super().visit_Attribute(node)
 
     def not_allowed(self, node: ast.AST) -> None:
         message = _NOT_ALLOWED.get(type(node).__name__)
@@ -98,7 +131,7 @@ class _PolicyTransformer(RestrictingNodeTransformer):
     def visit_AnnAssign(self, node: ast.AnnAssign):
         scope = self.scopes[-1] if self.scopes else None
         if scope is not None and node.simple and isinstance(node.target, ast.Name):
-            scope[node.target.id] = ast.unparse(node.annotation)
+            scope[node.target.id] = _annotation_head(node.annotation)
         if node.value is None:
             self.check_name(node, getattr(node.target, "id", None))
             return _located(ast.Pass(), node)
@@ -166,7 +199,12 @@ class _PolicyTransformer(RestrictingNodeTransformer):
             and all(keyword.arg is not None for keyword in node.keywords)
         ):
             # super().__init__(...) exactly: zero-argument super() only reaches the MRO of the
-            # program's own class, so the attribute is left unguarded.
+            # program's own class. _super_init_ checks that it is bound to an instance: bound
+            # to a class (in a classmethod) it would hand out a library's unbound __init__.
+            node.func = _located(
+                ast.Call(func=ast.Name("_super_init_", ast.Load()), args=[func.value], keywords=[]),
+                func,
+            )
             node.args = [self.visit(arg) for arg in node.args]
             node.keywords = [self.visit(keyword) for keyword in node.keywords]
             return node

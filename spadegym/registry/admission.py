@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spadegym import compat
+from spadegym import compat, contract
 from spadegym.registry import ids
 from spadegym.registry.errors import DuplicateEnvironmentError, RegistryError, RejectedProgramError
 
@@ -42,18 +42,14 @@ def is_new_version(verdict: Any, version_of: str | None) -> bool:
 
 
 def _class_name(program: str) -> str:
-    from spadegym.validation.static import env_classes
-
     try:
-        classes = env_classes(compat.parse(program))
+        tree = compat.parse(program)
     except (SyntaxError, ValueError) as exc:
         raise RegistryError(f"the program cannot be parsed ({exc}); validate it first.") from None
-    if len(classes) != 1:
-        raise RegistryError(
-            f"the program defines {len(classes)} classes ending in Env; the "
-            "contract asks for exactly one. Validate it first."
-        )
-    return classes[0].name
+    try:
+        return contract.environment_class_def(tree).name
+    except ValueError as exc:
+        raise RegistryError(f"{exc}. Validate it first.") from None
 
 
 def check_program(source: str, report: Any = None, config: Any = None) -> tuple[str, Any]:

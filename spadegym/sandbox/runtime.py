@@ -188,7 +188,7 @@ class Runtime:
                 "module-level code may only define things.",
             )
         except BaseException as exc:  # the program's own failure, reported as data
-            return _fail("exception", _describe(exc, filename, "loading the module"))
+            return _fail("exception", self._describe(exc, filename, "loading the module"))
         if self.process:
             self.program_source = source
         pid = self._id()
@@ -205,7 +205,7 @@ class Runtime:
         except Deadline:
             return _fail("timeout", f"creating the environment ran past {self.load_timeout:g} s.")
         except BaseException as exc:
-            return _fail("exception", _describe(exc, self.files[pid], f"{cls.__name__}()"))
+            return _fail("exception", self._describe(exc, self.files[pid], f"{cls.__name__}()"))
         iid = self._id()
         self.instances[iid] = instance
         self.files[iid] = self.files[pid]
@@ -252,7 +252,18 @@ class Runtime:
             return _fail("contract", str(exc))
         except BaseException as exc:
             self.broken[iid] = "exception"
-            return _fail("exception", _describe(exc, self.files.get(iid, ""), f"{method}()"))
+            return _fail("exception", self._describe(exc, self.files.get(iid, ""), f"{method}()"))
+
+    def _describe(self, exc: BaseException, filename: str, during: str) -> str:
+        # str(exc) may run the program's own __str__ (on its exception, or on an argument):
+        # it runs inside the request's deadline window, and a failure of its own only loses
+        # the text.
+        try:
+            return _describe(exc, filename, during)
+        except Deadline:
+            raise  # the request's deadline: reported as a timeout
+        except BaseException:
+            return f"{during} raised {type(exc).__name__}{_program_line(exc, filename)}"
 
     def _id(self) -> int:
         self.next_id += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from spadegym import contract
 from spadegym.errors import ConfigError
 from spadegym.sandbox import SandboxConfig
 
@@ -68,8 +69,8 @@ class ValidationConfig:
             raise ConfigError(
                 f"determinism_runs={self.determinism_runs}: at least 2 runs are needed to compare."
             )
-        if any(not 1 <= d <= 5 for d in self.difficulties):
-            raise ConfigError(f"difficulties={self.difficulties}: difficulties are 1..5.")
+        for difficulty in self.difficulties:
+            contract.check_difficulty(difficulty, "difficulties")
         if self.fuzz_examples < 0 or self.trivial_seeds < 1 or self.determinism_seeds < 1:
             raise ConfigError(
                 "fuzz_examples must be >= 0, trivial_seeds and determinism_seeds >= 1."

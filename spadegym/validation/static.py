@@ -30,17 +30,6 @@ def check_syntax(code: str) -> tuple[ast.Module | None, str | None]:
         return None, f"The program cannot be parsed: {exc}."
 
 
-def env_classes(tree: ast.Module) -> list[ast.ClassDef]:
-    """Top-level public classes whose names end in ``Env``."""
-    return [
-        node
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-        and node.name.endswith("Env")
-        and not node.name.startswith("_")
-    ]
-
-
 def _accepts(func: ast.FunctionDef, names: tuple[str, ...]) -> bool:
     """Whether ``func(self, *names)`` can be called positionally."""
     args = func.args
@@ -52,19 +41,10 @@ def _accepts(func: ast.FunctionDef, names: tuple[str, ...]) -> bool:
 
 def check_structure(tree: ast.Module) -> tuple[ast.ClassDef | None, list[str]]:
     """One ``*Env`` class with a docstring, and methods with callable signatures."""
-    classes = env_classes(tree)
-    if not classes:
-        return None, [
-            "The program defines no class whose name ends in 'Env'; define exactly one "
-            "(for example class LockPickEnv:)."
-        ]
-    if len(classes) > 1:
-        names = ", ".join(c.name for c in classes)
-        return None, [
-            f"The program defines {len(classes)} classes whose names end in 'Env' "
-            f"({names}); keep exactly one and rename the helpers."
-        ]
-    cls = classes[0]
+    try:
+        cls = contract.environment_class_def(tree)
+    except ValueError as exc:
+        return None, [f"{str(exc)[0].upper()}{str(exc)[1:]}."]
     problems = []
     doc = ast.get_docstring(cls)
     if not doc or not doc.strip().splitlines()[0].strip():

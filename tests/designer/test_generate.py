@@ -251,7 +251,7 @@ def test_settings_are_checked(stores, tmp_path):
     llm = ReplayChat(replay)
     with pytest.raises(ConfigError, match="each kind is one of puzzle, tool, two_player"):
         generate(1, llm, DOCS, kinds=("race",), registry=registry)
-    with pytest.raises(ConfigError, match="designer difficulties are 1..5"):
+    with pytest.raises(ConfigError, match=r"difficulty=0: difficulties are ints in 1\.\.5\."):
         generate(1, llm, DOCS, difficulty=(0, 3), registry=registry)
     with pytest.raises(ConfigError, match="concurrency=0"):
         generate(1, llm, DOCS, concurrency=0, registry=registry)

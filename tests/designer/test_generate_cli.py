@@ -85,3 +85,29 @@ def test_an_unreachable_server_stops_the_run_at_once_and_says_so(tmp_path, capsy
         out.split()
     )
     assert seconds < 10
+
+
+def test_the_default_memory_is_used_and_created(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SPADEGYM_SHIPPED_REGISTRY", "")
+    monkeypatch.setenv("SPADEGYM_HOME", str(tmp_path / "home"))
+    assert (
+        run(
+            [
+                "-n",
+                "1",
+                "--llm",
+                f"replay:{REPLAY}",
+                "--registry",
+                str(tmp_path / "reg"),
+                "--concurrency",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    from spadegym.memory.default import open_memory
+
+    memory = open_memory(tmp_path / "home" / "memory")
+    assert memory.ids() == ["spade/IceMaze-v0"]  # the accepted one was recorded there
+    memory.close()

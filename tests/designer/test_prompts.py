@@ -108,3 +108,16 @@ def test_hint_problems():
     assert "final answer '1234'" in hint_problem("The total is １２ ３４.", tool)
     assert "final answer '42'" in hint_problem("Say 42.", [["<answer>42</answer>"]])
     assert hint_problem("There are 142 ways.", [["<answer>42</answer>"]]) is None
+
+
+def test_contract_rules_name_read_difficulty_and_the_allowed_special_names():
+    from spadegym.policy.names import SPECIAL_METHODS
+
+    rules = contract_rules()
+    assert "read_difficulty(options)" in rules and "`spadegym.program`" in rules
+    assert f"{contract.MIN_DIFFICULTY}..{contract.MAX_DIFFICULTY}" in rules
+    for name in (*SPECIAL_METHODS, "_replace", "_asdict", "_fields", "type(self).__name__"):
+        assert name in rules
+    assert "`.format` and `.format_map` are refused on every object" in rules
+    system, user = design_messages("Optimization", 2, "Doc.")
+    assert "difficulty = read_difficulty(options)" in system["content"] + user["content"]

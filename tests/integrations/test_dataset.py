@@ -63,7 +63,7 @@ def test_bad_arguments_are_refused(spade_ids):
         spadegym.dataset(["spade/Clock-v0"])
     with pytest.raises(ConfigError, match="size=0: a dataset holds at least 1 item"):
         spadegym.dataset([spade_ids["clock"]], size=0)
-    with pytest.raises(ConfigError, match="difficulty=9: difficulties are 1..5"):
+    with pytest.raises(ConfigError, match="difficulty=9: difficulties are ints in 1..5"):
         spadegym.dataset([spade_ids["clock"]], difficulty=9)
 
 

@@ -141,7 +141,7 @@ def test_bad_requests_get_clear_errors(spade_ids):
         messages, early = asyncio.run(errors())
         assert "serves several environments; reset with env_id= one of" in messages[0]
         assert "env_id='spade/Nope-v0' is not served here" in messages[1]
-        assert "difficulty=9: difficulties are 1..5." in messages[2]
+        assert "difficulty=9: difficulties are ints in 1..5." in messages[2]
         assert "reset() got unknown argument(s) colour" in messages[3]
         assert early.done and early.observation.error.startswith("no episode is running")
 

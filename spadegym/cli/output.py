@@ -1,0 +1,48 @@
+"""Text that programs produced, made safe to print: on a terminal, and inside JSON.
+
+Programs (and the models that write them) choose observations, titles, hints, docstrings and
+error messages. Printed raw, an ANSI or OSC escape sequence drives the user's terminal (it
+moves the cursor, rewrites lines and the window title, plants hyperlinks), and a lone surrogate
+makes ``print`` raise ``UnicodeEncodeError``, which loses everything else the command was about
+to print. Every command that prints such text passes it through ``terminal`` (prose and
+tables) or ``dumps`` (JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# C0 controls but tab and newline, DEL, C1 controls (0x9b is a one-character CSI on some
+# terminals), and lone surrogates, which no encoder will write.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# What json.dumps(ensure_ascii=False) leaves raw: it escapes every C0 control itself.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal(text: object) -> str:
+    r"""``text`` as a str that prints as plain text on any terminal.
+
+    Control characters other than tab and newline, and lone surrogates, become visible
+    escapes (``\x1b``, ``\ud800``); everything else, other scripts included, is unchanged.
+    """
+    text = text if isinstance(text, str) else str(text)
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_escape, text)
+
+
+def dumps(value: Any, **options: Any) -> str:
+    r"""``json.dumps(value, ensure_ascii=False, **options)``, safe to print.
+
+    The characters JSON would leave raw (DEL, C1 controls, lone surrogates) are written as
+    ``\uXXXX`` escapes, which decode to the same strings.
+    """
+    text = json.dumps(value, ensure_ascii=False, **options)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
