@@ -283,7 +283,11 @@ class Registry:
             return existing
         first_obs = report.properties.get("first_observation")
         if memory is not None:
-            novelty = memory.check_novelty(program, first_observation=first_obs)
+            # Cross-play needs the program in a sandbox; add() reuses the signature probed here.
+            with memory.sandbox() as sandbox:
+                novelty = memory.check_novelty(
+                    program, first_observation=first_obs, sandbox=sandbox
+                )
             if not novelty.novel:
                 raise DuplicateEnvironmentError(
                     f"{report.class_name} was not added: it duplicates {novelty.nearest_id} "

@@ -305,7 +305,7 @@ def _dynamic(code: str, config: ValidationConfig, memory: Any, worker: Worker, r
     guarded("budget", lambda: _check_budget(worker, ctx, config))
     guarded("hint", lambda: checks.check_hint(ctx))
     if memory is not None and all(c.passed for c in report.checks):
-        _judge_novelty(report, memory)
+        _judge_novelty(report, memory, worker)
 
 
 def _check_api(
@@ -547,11 +547,17 @@ def _as_report(result: Any) -> ValidationReport:
     return result
 
 
-def _judge_novelty(report: ValidationReport, memory: Any) -> None:
-    """Append the ``novelty`` check to a passing report."""
+def _judge_novelty(report: ValidationReport, memory: Any, worker: Worker | None = None) -> None:
+    """Append the ``novelty`` check to a passing report.
+
+    With the worker that validated the program, the memory also cross-plays it (stored
+    solutions replayed in it); without one it judges by meaning and code only.
+    """
     started = time.perf_counter()
     novelty = memory.check_novelty(
-        report.program, first_observation=report.properties.get("first_observation")
+        report.program,
+        first_observation=report.properties.get("first_observation"),
+        sandbox=worker,
     )
     report.properties["novelty"] = {
         "nearest_id": novelty.nearest_id,
