@@ -10,26 +10,23 @@ replaced atomically and carries a stamp that is checked against SQLite when it i
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import sqlite3
-import threading
 import time
-from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from filelock import FileLock
 
-from spadegym.errors import ConfigError, ProgramError
+from spadegym.errors import ConfigError
 from spadegym.memory import codekeys as ckeys
-from spadegym.memory import compare, records
 from spadegym.memory import index as vindex
 from spadegym.memory import programs as stored
+from spadegym.memory import records
 from spadegym.memory import stats as pstats
+from spadegym.memory.behaviour import BehaviourMixin
 from spadegym.memory.embedders import (
     DEFAULT_MODEL,
     Embedder,
@@ -37,18 +34,16 @@ from spadegym.memory.embedders import (
     embedder_from_name,
 )
 from spadegym.memory.fingerprint import summarize
-from spadegym.memory.novelty import DedupConfig, Novelty, Signals, embedding_text, judge
+from spadegym.memory.novelty import DedupConfig, embedding_text
 from spadegym.memory.records import EnvRecord, Neighbour
-from spadegym.memory.signature import Signature, compute_signature
+from spadegym.memory.signature import Signature
+from spadegym.memory.similarity import SimilarityMixin
 
 if TYPE_CHECKING:
     from spadegym.sandbox.pool import Worker
 
-SIGNATURE_CACHE = 128
-"""Candidates' signatures kept between ``check_novelty`` and ``add`` (by source hash)."""
 
-
-class EnvironmentMemory:
+class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
     """A folder of accepted environments: embeddings in FAISS, records and plays in SQLite.
 
     Args:
@@ -90,10 +85,8 @@ class EnvironmentMemory:
             # Programs, signatures and code keys go with their envs row (ON DELETE CASCADE).
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(records.SCHEMA + pstats.SCHEMA + stored.SCHEMA + ckeys.SCHEMA)
-            self._refingerprint()
+            self._init_behaviour()
         self._index = vindex.SyncedIndex(self.path / "index.faiss", self.dim, self.index_params)
-        self._signatures: OrderedDict[str, Signature] = OrderedDict()
-        self._signatures_lock = threading.Lock()
 
     # -- configuration ------------------------------------------------------------------
 
@@ -128,101 +121,6 @@ class EnvironmentMemory:
                 "per text"
             )
         return vectors
-
-    def _refingerprint(self) -> None:
-        """Recompute fingerprints stored under another Python (see ``fingerprint_version``).
-
-        The caller holds the file lock. Rows added before programs were stored cannot be
-        recomputed and keep their fingerprints (``stale_fingerprints`` counts them).
-        """
-        recomputable, _ = stored.stale(self._db)
-        if recomputable:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                stored.refingerprint(self._db)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
-    def stale_fingerprints(self) -> int:
-        """Environments whose fingerprint cannot be recomputed under this Python.
-
-        They were stored before the memory kept programs; if another Python computed their
-        fingerprints, exact copies of them are found by code similarity only.
-        """
-        return stored.stale(self._db)[1]
-
-    # -- behaviour ----------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def sandbox(self) -> Iterator[Worker]:
-        """A fresh sandbox worker for one candidate, killed when the block ends.
-
-        For callers that hold no worker with the candidate loaded: pass it to
-        ``check_novelty`` and then to ``add``, and the candidate is loaded and probed once.
-        """
-        from spadegym.sandbox import fresh_worker
-        from spadegym.validation import ValidationConfig
-
-        with fresh_worker(ValidationConfig().sandbox) as worker:
-            yield worker
-
-    def signature_of(
-        self, source: str, sandbox: Worker | None = None, *, strict: bool = False
-    ) -> Signature | None:
-        """The behavioural signature of ``source``, played in ``sandbox`` (or a fresh worker).
-
-        Signatures are kept per source text for a while, so the one ``check_novelty``
-        computed is reused by ``add``. Programs that ship with spadegym have theirs
-        precomputed.
-
-        Args:
-            source: the program.
-            sandbox: the worker to play it in; ``None`` starts a fresh one.
-            strict: raise the program's failure instead of returning ``None``.
-
-        Returns:
-            The signature, or ``None`` when the program fails to load or to play.
-
-        Raises:
-            ProgramError: with ``strict``, the program failed in the sandbox.
-        """
-        key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
-        with self._signatures_lock:
-            cached = self._signatures.get(key)
-        if cached is not None:
-            return cached
-        from spadegym.memory.library import shipped_signature
-
-        found = shipped_signature(key)
-        if found is None:
-            try:
-                if sandbox is not None:
-                    found = compute_signature(sandbox, source)
-                else:
-                    with self.sandbox() as worker:
-                        found = compute_signature(worker, source)
-            except ProgramError:
-                if strict:
-                    raise
-                return None
-        with self._signatures_lock:
-            self._signatures[key] = found
-            while len(self._signatures) > SIGNATURE_CACHE:
-                self._signatures.popitem(last=False)
-        return found
-
-    def signature(self, env_id: str) -> Signature | None:
-        """The stored signature of ``env_id``, or ``None``."""
-        return stored.signatures(self._db, [env_id]).get(env_id)
-
-    def source(self, env_id: str) -> str | None:
-        """The stored program of ``env_id``.
-
-        ``None`` when it is not stored, or was stored before the memory kept programs.
-        """
-        return stored.source(self._db, env_id)
 
     # -- writing ------------------------------------------------------------------------
 
@@ -479,73 +377,6 @@ class EnvironmentMemory:
         titles = records.fields(self._db, [env for env, _ in hits], "title, skill")
         return [Neighbour(env, *titles[env], score) for env, score in hits]
 
-    def similar(
-        self,
-        source: str,
-        k: int = 5,
-        *,
-        first_observation: str | None = None,
-        exclude: str | None = None,
-        sandbox: Worker | None = None,
-    ) -> list[Neighbour]:
-        """Stored environments closest to a program, with every signal the memory measures.
-
-        Args:
-            source: the program.
-            k: how many neighbours by meaning (as many more by code are compared too).
-            first_observation: what its ``reset`` showed, for the embedding.
-            exclude: an env_id to leave out.
-            sandbox: a worker to play ``source`` in for cross-play; ``None`` compares by
-                meaning, code and fingerprint only.
-
-        Returns:
-            The neighbours nearest by meaning, then those found by code, each with its
-            signals and the verdict they give.
-        """
-        summary = summarize(source)
-        vector = self._embed(
-            [embedding_text(summary.title, summary.description, first_observation)]
-        )[0]
-        signals = self._signals(
-            vector,
-            summary.shape,
-            summary.fingerprint,
-            k,
-            exclude,
-            sandbox,
-            source,
-            observations=True,
-        )
-        return self._neighbours(signals, k)
-
-    def similar_to(
-        self, env_id: str, k: int = 5, *, sandbox: Worker | None = None
-    ) -> list[Neighbour]:
-        """Stored environments closest to the stored ``env_id`` (itself excluded).
-
-        With ``sandbox``, the stored program is loaded into it and cross-played against its
-        neighbours (when the memory kept its program and signature).
-        """
-        row = self._db.execute(
-            "SELECT vector, shape, fingerprint FROM envs WHERE env_id = ?", (env_id,)
-        ).fetchone()
-        if row is None:
-            raise ConfigError(f"env_id {env_id!r} is not in the memory at {self.path}")
-        source = self.source(env_id) if sandbox is not None else None
-        vector = np.frombuffer(row[0], dtype=np.float32)
-        signals = self._signals(
-            vector,
-            row[1],
-            row[2],
-            k,
-            env_id,
-            sandbox if source else None,
-            source,
-            self.signature(env_id) if source else None,
-            observations=True,
-        )
-        return self._neighbours(signals, k)
-
     def find_copy(self, source: str) -> str | None:
         """The stored environment whose normalised code equals ``source``'s, if any.
 
@@ -553,104 +384,6 @@ class EnvironmentMemory:
         repeated program before paying for its validation.
         """
         return self._copy_of(summarize(source).fingerprint)
-
-    def check_novelty(
-        self,
-        source: str,
-        *,
-        first_observation: str | None = None,
-        sandbox: Worker | None = None,
-    ) -> Novelty:
-        """Decide whether ``source`` is a new game or one the memory already holds.
-
-        An equal normalised-AST fingerprint is an exact copy. Otherwise the
-        ``dedup.candidates`` nearest environments by meaning and as many by code are
-        compared, and ``novelty.judge`` decides with every signal; among duplicates the
-        strongest evidence is named (``Novelty.signal``).
-
-        Args:
-            source: the candidate program (validated).
-            first_observation: what its ``reset(seed=0)`` showed.
-            sandbox: a sandbox worker holding the candidate (the one that validated it, or
-                ``sandbox()``'s): the candidate is probed in it and the neighbours' recorded
-                solutions are replayed in it (cross-play), which recognises a rewrite that
-                keeps the game whatever its code and wording. Without it only static signals
-                decide (meaning, code, fingerprint): a rewrite whose description and code both
-                changed enough is then taken for a new game (on the development set half the
-                rewrites are missed without a sandbox, a tenth with one).
-        """
-        summary = summarize(source)
-        copy = self._copy_of(summary.fingerprint)
-        if copy is not None:
-            verdict = judge(Signals(copy, 1.0, 1.0, exact=True), self.dedup)
-            return Novelty(
-                False,
-                copy,
-                1.0,
-                verdict.reason,
-                1.0,
-                verdict.signal,
-                (Signals(copy, 1.0, 1.0, exact=True),),
-            )
-        vector = self._embed(
-            [embedding_text(summary.title, summary.description, first_observation)]
-        )[0]
-        signals = self._signals(
-            vector,
-            summary.shape,
-            summary.fingerprint,
-            self.dedup.candidates,
-            None,
-            sandbox,
-            source,
-        )
-        return compare.novelty(signals, self.dedup, behaviour=sandbox is not None)
-
-    def _signals(
-        self,
-        vector: np.ndarray,
-        shape: str,
-        fingerprint: str,
-        k: int,
-        exclude: str | None,
-        sandbox: Worker | None,
-        source: str | None,
-        own: Signature | None = None,
-        observations: bool = False,
-    ) -> list[Signals]:
-        """Static signals of the neighbours, and behavioural ones when a sandbox is given."""
-        signals = compare.static_signals(
-            self._db, self._search, vector, shape, fingerprint, k, exclude
-        )
-        if sandbox is not None and source is not None and signals:
-            own = own or self.signature_of(source, sandbox)
-            if own is not None:
-                signals = compare.with_behaviour(
-                    self._db, sandbox, source, own, signals, observations
-                )
-        return signals
-
-    def _neighbours(self, signals: list[Signals], k: int) -> list[Neighbour]:
-        """The ``k`` most similar: same games first, then the closest by meaning or code."""
-        found = [self._neighbour(s) for s in signals]
-        found.sort(key=lambda n: (n.verdict is None, -max(n.similarity, n.code_similarity or 0.0)))
-        return found[:k]
-
-    def _neighbour(self, signals: Signals) -> Neighbour:
-        title, skill = records.fields(self._db, [signals.env_id], "title, skill").get(
-            signals.env_id, ("", "")
-        )
-        verdict = judge(signals, self.dedup)
-        return Neighbour(
-            signals.env_id,
-            title,
-            skill,
-            signals.semantic,
-            signals.code,
-            signals.exact,
-            signals.cross,
-            verdict.signal if verdict else None,
-        )
 
     def _copy_of(self, fingerprint: str) -> str | None:
         """The first stored environment with this fingerprint, if any."""

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from devset import programs
 
-from spadegym.memory import DedupConfig, EnvironmentMemory, HashingEmbedder, store
+from spadegym.memory import DedupConfig, EnvironmentMemory, HashingEmbedder, behaviour
 from spadegym.memory.fingerprint import fingerprint_version
 from spadegym.sandbox import SandboxWorker
 
@@ -74,13 +74,13 @@ def test_programs_and_signatures_go_with_their_environment(tmp_path):
 
 def test_signatures_are_played_in_a_sandbox_worker(tmp_path, monkeypatch):
     played_in = []
-    real = store.compute_signature
+    real = behaviour.compute_signature
 
     def spy(worker, source, *args):
         played_in.append(type(worker))
         return real(worker, source, *args)
 
-    monkeypatch.setattr(store, "compute_signature", spy)
+    monkeypatch.setattr(behaviour, "compute_signature", spy)
     with EnvironmentMemory(tmp_path / "m", HashingEmbedder()) as memory:
         memory.add("lock", SOURCES["lock"])
         memory.add("maze", SOURCES["maze"])
@@ -93,7 +93,7 @@ def test_signatures_are_played_in_a_sandbox_worker(tmp_path, monkeypatch):
 
 
 def test_shipped_programs_need_no_sandbox(tmp_path, monkeypatch):
-    monkeypatch.setattr(store, "compute_signature", None)  # would fail if called
+    monkeypatch.setattr(behaviour, "compute_signature", None)  # would fail if called
     with EnvironmentMemory(tmp_path / "m", HashingEmbedder()) as memory:
         memory.add("spade/NimDuel-v0", SOURCES["lib/NimDuel"])
         assert memory.signature("spade/NimDuel-v0").two_player
