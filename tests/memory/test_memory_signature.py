@@ -109,3 +109,22 @@ def test_observation_alignment_compares_probe_for_probe(worker):
     rewrite = compute_signature(worker, SOURCES["rw_geardial"])
     aligned, shifted = observation_alignment(rewrite, original)
     assert aligned > 0.9 and shifted < 0.7
+
+
+def test_every_shipped_program_has_its_signature_precomputed(worker):
+    import hashlib
+
+    from spadegym.memory.library import shipped_signature
+
+    library = {n: s for n, s in SOURCES.items() if n.startswith("lib/")}
+    assert len(library) == 72
+    missing = [
+        n
+        for n, s in library.items()
+        if shipped_signature(hashlib.sha256(s.encode()).hexdigest()) is None
+    ]
+    assert not missing, f"run `python -m spadegym.memory.library` after changing {missing}"
+    # The file holds what the sandbox computes now (a few programs of each kind).
+    for name in ("lib/NimDuel", "lib/HomeHub", "lib/SequenceOracle"):
+        sha = hashlib.sha256(library[name].encode()).hexdigest()
+        assert shipped_signature(sha) == compute_signature(worker, library[name])
