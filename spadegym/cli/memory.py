@@ -103,7 +103,7 @@ def run_similar(args: argparse.Namespace) -> int:
     if args.k < 1:
         print(f"spadegym similar: -k {args.k} must be at least 1", file=sys.stderr)
         return 2
-    from spadegym.errors import ProgramError, SpadegymError
+    from spadegym.errors import ProgramError, SandboxError, SpadegymError
 
     target = Path(args.target)
     try:
@@ -125,15 +125,24 @@ def run_similar(args: argparse.Namespace) -> int:
         with contextlib.ExitStack() as stack:
             worker = None if args.no_sandbox else stack.enter_context(memory.sandbox())
             if source is None:
-                neighbours = memory.similar_to(args.target, args.k, sandbox=worker)
+                try:
+                    neighbours = memory.similar_to(args.target, args.k, sandbox=worker)
+                except SandboxError as exc:
+                    print(
+                        f"spadegym similar: the sandbox failed ({exc}); showing meaning, code "
+                        "and fingerprint only (--no-sandbox skips this)",
+                        file=sys.stderr,
+                    )
+                    neighbours = memory.similar_to(args.target, args.k)
             else:
                 if worker is not None:
                     try:
                         memory.signature_of(source, worker, strict=True)
-                    except ProgramError as exc:
+                    except (ProgramError, SandboxError) as exc:
+                        where = "fails in" if isinstance(exc, ProgramError) else "cannot run in"
                         print(
-                            f"spadegym similar: {target} fails in the sandbox ({exc}); showing "
-                            "meaning, code and fingerprint only",
+                            f"spadegym similar: {target} {where} the sandbox ({exc}); showing "
+                            "meaning, code and fingerprint only (--no-sandbox skips this)",
                             file=sys.stderr,
                         )
                         worker = None
