@@ -20,6 +20,7 @@ be a worst case no text model produces). Indexes are built exactly as the memory
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -175,6 +176,7 @@ def bench_cross_play(candidates: list[str]) -> None:
     from spadegym.memory import crossplay
     from spadegym.memory.default import seed_library
     from spadegym.memory.signature import Signature
+    from spadegym.validation.episodes import Episode, play
 
     sources = devset.programs()
     replayed: list[int] = []
@@ -206,17 +208,28 @@ def bench_cross_play(candidates: list[str]) -> None:
                 added.append(time.perf_counter() - started - static)
                 episodes.append(replayed[-1])
                 compared.append(sum(1 for s in novelty.signals if s.cross is not None))
-        # Worst case: 32 neighbours whose solutions all pass the template screen (the
-        # candidate's own signature with its probes rotated, so each is replayed and loses).
+        # Worst case: 32 neighbours whose solutions all pass the template screen and are
+        # all different (the candidate's own solutions of seeds 100..131 stand for them as
+        # probe 0), so each is replayed, and loses.
         worst = []
-        for name in candidates[:8]:
+        for name in candidates[:: max(1, len(candidates) // 12)]:
             source = sources[name]
             with memory.sandbox() as worker:
                 own = memory.signature_of(source, worker)
                 if own is None or own.two_player:
                     continue
-                rotated = Signature(False, own.probes[1:] + own.probes[:1])
-                neighbours = {f"n{i}": rotated for i in range(32)}
+                info = worker.load_cached(source)
+                others = [Episode(seed=100 + i, use_solution=True) for i in range(32)]
+                play(worker, info, others, 0)
+                neighbours = {
+                    f"n{i}": Signature(
+                        False,
+                        (dataclasses.replace(own.probes[0], solution=tuple(e.solution)),)
+                        + own.probes[1:],
+                    )
+                    for i, e in enumerate(others)
+                    if e.solution
+                }
                 started = time.perf_counter()
                 crossplay.cross_play(worker, source, own, neighbours)
                 worst.append(time.perf_counter() - started)

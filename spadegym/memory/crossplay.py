@@ -164,11 +164,20 @@ class _Replay:
         self.pending.append((env_id, control, episode, transcript))
 
     def run(self, worker: Worker, info: Any, turns: int) -> None:
-        """Play every pending episode in one batch and record the outcomes."""
+        """Play every pending episode in one batch and record the outcomes.
+
+        Identical replays (the same actions on the same probe, as copies of one environment
+        stored under several ids record) are played once.
+        """
         if not self.pending:
             return
-        play(worker, info, [p[2] for p in self.pending], turns)
-        for env_id, control, episode, transcript in self.pending:
+        unique: dict[tuple, Episode] = {}
+        for _, _, episode, _ in self.pending:
+            key = (episode.seed, repr(episode.options), tuple(episode.actions or ()))
+            unique.setdefault(key, episode)
+        play(worker, info, list(unique.values()), turns)
+        for env_id, control, planned, transcript in self.pending:
+            episode = unique[(planned.seed, repr(planned.options), tuple(planned.actions or ()))]
             if transcript is None:
                 won = episode.error is None and episode.won()
             else:

