@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from dataclasses import asdict
@@ -30,9 +31,18 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         parents=[common],
         help="stored environments nearest to a program or id",
         description="Show the stored environments nearest to FILE (a program) or to ID (an "
-        "environment already in the memory), with semantic and code similarity.",
+        "environment already in the memory), with every signal the memory decides by: "
+        "semantic cosine, code similarity, fingerprint match, and cross-play (the stored "
+        "environment's recorded solutions replayed in the program, in a sandbox), and the "
+        "verdict they give.",
     )
     similar.add_argument("target", metavar="FILE|ID")
+    similar.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="compare by meaning, code and fingerprint only; do not play the program in a "
+        "sandbox worker for cross-play",
+    )
     similar.set_defaults(func=run_similar)
 
     stats = subparsers.add_parser(
@@ -75,29 +85,79 @@ def _open(args: argparse.Namespace):
         return None
 
 
-def run_similar(args: argparse.Namespace) -> int:
-    """Print the neighbours of a program file or a stored env_id."""
-    if args.k < 1:
-        print(f"spadegym similar: -k {args.k} must be at least 1", file=sys.stderr)
-        return 2
-    memory = _open(args)
-    if memory is None:
-        return 1
+def read_program(path: Path) -> str:
+    """The text of a program file.
+
+    Raises:
+        SpadegymError: the file cannot be read, is binary, or is not UTF-8 text; the message
+            names the file and the fix.
+    """
     from spadegym.errors import SpadegymError
 
     try:
-        target = Path(args.target)
-        if target.is_file():
-            neighbours = memory.similar(target.read_text(encoding="utf-8"), args.k)
-        elif args.target in memory:
-            neighbours = memory.similar_to(args.target, args.k)
-        else:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SpadegymError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if b"\0" in data:
+        raise SpadegymError(f"{path} is a binary file, not a program; give a .py file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpadegymError(
+            f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "programs are UTF-8: save it as UTF-8 and try again"
+        ) from None
+
+
+def run_similar(args: argparse.Namespace) -> int:
+    """Print the neighbours of a program file or a stored env_id, with their signals."""
+    if args.k < 1:
+        print(f"spadegym similar: -k {args.k} must be at least 1", file=sys.stderr)
+        return 2
+    from spadegym.errors import ProgramError, SandboxError, SpadegymError
+
+    target = Path(args.target)
+    try:
+        source = read_program(target) if target.is_file() else None
+    except SpadegymError as exc:
+        print(f"spadegym similar: {exc}", file=sys.stderr)
+        return 1
+    memory = _open(args)
+    if memory is None:
+        return 1
+    try:
+        if source is None and args.target not in memory:
             print(
                 f"spadegym similar: {args.target!r} is neither a program file nor an env_id in "
                 f"the memory at {memory.path}; give a path to a .py file or a stored id",
                 file=sys.stderr,
             )
             return 1
+        with contextlib.ExitStack() as stack:
+            worker = None if args.no_sandbox else stack.enter_context(memory.sandbox())
+            if source is None:
+                try:
+                    neighbours = memory.similar_to(args.target, args.k, sandbox=worker)
+                except SandboxError as exc:
+                    print(
+                        f"spadegym similar: the sandbox failed ({exc}); showing meaning, code "
+                        "and fingerprint only (--no-sandbox skips this)",
+                        file=sys.stderr,
+                    )
+                    neighbours = memory.similar_to(args.target, args.k)
+            else:
+                if worker is not None:
+                    try:
+                        memory.signature_of(source, worker, strict=True)
+                    except (ProgramError, SandboxError) as exc:
+                        where = "fails in" if isinstance(exc, ProgramError) else "cannot run in"
+                        print(
+                            f"spadegym similar: {target} {where} the sandbox ({exc}); showing "
+                            "meaning, code and fingerprint only (--no-sandbox skips this)",
+                            file=sys.stderr,
+                        )
+                        worker = None
+                neighbours = memory.similar(source, args.k, sandbox=worker)
     except SpadegymError as exc:
         print(f"spadegym similar: {exc}", file=sys.stderr)
         return 1
@@ -109,9 +169,20 @@ def run_similar(args: argparse.Namespace) -> int:
     if not neighbours:
         print("the memory is empty")
     for n in neighbours:
-        code = "" if n.code_similarity is None else f"  code {n.code_similarity:.2f}"
-        print(terminal(f"{n.similarity:.3f}{code}  {n.env_id}  [{n.skill or '-'}] {n.title}"))
+        print(terminal(_neighbour_line(n)))
     return 0
+
+
+def _neighbour_line(n) -> str:
+    """One neighbour and its signals, e.g. ``cosine 0.812  code 0.45  ...  => same game``."""
+    code = "-" if n.code_similarity is None else f"{n.code_similarity:.2f}"
+    cross = "-" if n.cross_play is None else str(n.cross_play)
+    verdict = f"same game ({n.verdict})" if n.verdict else "different"
+    return (
+        f"cosine {n.similarity:.3f}  code {code}  fingerprint "
+        f"{'same' if n.fingerprint_match else '-'}  cross-play {cross}  => {verdict}  "
+        f"{n.env_id}  [{n.skill or '-'}] {n.title}"
+    )
 
 
 def run_stats(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ the memory already holds.
 
 from __future__ import annotations
 
+from spadegym.memory.crossplay import CrossPlay, cross_play
 from spadegym.memory.embedders import (
     DEFAULT_MODEL,
     Embedder,
@@ -17,12 +18,14 @@ from spadegym.memory.embedders import (
 )
 from spadegym.memory.fingerprint import ProgramSummary, code_similarity, shingles, summarize
 from spadegym.memory.index import IndexParams
-from spadegym.memory.novelty import DedupConfig, Novelty, embedding_text, judge
+from spadegym.memory.novelty import DedupConfig, Novelty, Signals, Verdict, embedding_text, judge
+from spadegym.memory.signature import Signature, compute_signature
 from spadegym.memory.stats import PlayBatch, PlayStats
 from spadegym.memory.store import DamagedMemoryError, EnvironmentMemory, EnvRecord, Neighbour
 
 __all__ = [
     "DEFAULT_MODEL",
+    "CrossPlay",
     "DamagedMemoryError",
     "DedupConfig",
     "Embedder",
@@ -36,7 +39,12 @@ __all__ = [
     "PlayStats",
     "ProgramSummary",
     "SentenceTransformerEmbedder",
+    "Signals",
+    "Signature",
+    "Verdict",
     "code_similarity",
+    "compute_signature",
+    "cross_play",
     "embedder_from_name",
     "embedding_text",
     "judge",

@@ -20,6 +20,7 @@ import functools
 import hashlib
 import inspect
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -53,6 +54,20 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\S")
 SHINGLE_SIZE = 5
 """Tokens per shingle in the near-copy similarity: long enough to be specific, short enough
 that a changed line only disturbs its neighbourhood."""
+
+FINGERPRINT_FORMAT = 1
+"""Bumped when normalising changes, so stored fingerprints are recomputed."""
+
+
+def fingerprint_version() -> str:
+    """What fingerprints and shapes depend on: the normalisation and this Python's ``ast``.
+
+    ``ast.dump`` and ``ast.unparse`` change between Python minor versions (new node fields,
+    3.13 leaves empty fields out of dumps), so the same program fingerprints differently under
+    3.11 and 3.13. The memory records this value with each program and recomputes what was
+    computed under another one.
+    """
+    return f"{FINGERPRINT_FORMAT}/py{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spadegym.memory.crossplay import CrossPlay
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS envs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -60,6 +62,10 @@ class Neighbour:
         skill: its skill.
         similarity: semantic cosine to the query.
         code_similarity: code shingle overlap, when the query was a program.
+        fingerprint_match: equal normalised code (an exact copy), when the query was a program.
+        cross_play: its recorded play replayed in the query program, when a sandbox was given
+            and it has a signature.
+        verdict: the signal that makes it the same game (``Verdict.signal``), or ``None``.
     """
 
     env_id: str
@@ -67,6 +73,9 @@ class Neighbour:
     skill: str
     similarity: float
     code_similarity: float | None = None
+    fingerprint_match: bool = False
+    cross_play: CrossPlay | None = None
+    verdict: str | None = None
 
 
 def insert(db: sqlite3.Connection, rows: list[tuple[EnvRecord, str, np.ndarray]]) -> None:

@@ -22,29 +22,39 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from filelock import FileLock
 
 from spadegym import leftovers
 from spadegym.errors import ConfigError
+from spadegym.memory import codekeys as ckeys
 from spadegym.memory import database, identity, journal, precomputed, records
 from spadegym.memory import index as vindex
+from spadegym.memory import programs as stored
 from spadegym.memory import stats as pstats
+from spadegym.memory.behaviour import BehaviourMixin
 from spadegym.memory.database import DamagedMemoryError
 from spadegym.memory.embedders import Embedder
-from spadegym.memory.fingerprint import ProgramSummary, code_similarity, shingles, summarize
-from spadegym.memory.novelty import DedupConfig, Novelty, embedding_text, judge
+from spadegym.memory.fingerprint import ProgramSummary, summarize
+from spadegym.memory.novelty import DedupConfig, embedding_text
 from spadegym.memory.progress import Progress, announce
 from spadegym.memory.records import EnvRecord, Neighbour
+from spadegym.memory.signature import Signature
+from spadegym.memory.similarity import SimilarityMixin
+
+if TYPE_CHECKING:
+    from spadegym.sandbox.pool import Worker
 
 __all__ = ["DamagedMemoryError", "EnvironmentMemory"]
 
-_SCHEMA = records.SCHEMA + pstats.SCHEMA + identity.SCHEMA + journal.SCHEMA
+_SCHEMA = (
+    records.SCHEMA + pstats.SCHEMA + identity.SCHEMA + journal.SCHEMA + stored.SCHEMA + ckeys.SCHEMA
+)
 
 
-class EnvironmentMemory:
+class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
     """A folder of accepted environments: embeddings in FAISS, records and plays in SQLite.
 
     Args:
@@ -53,6 +63,8 @@ class EnvironmentMemory:
             names, or all-MiniLM-L6-v2 for a new folder. A different embedder than the one
             the folder was made with is refused, since its vectors would not compare.
         index_params: when to switch to HNSW and how to build it.
+        dedup: thresholds of ``check_novelty``, and whether ``add`` records behavioural
+            signatures (``DedupConfig.behaviour``).
         dedup: thresholds of ``check_novelty``.
         progress: receives a line when something takes more than a couple of seconds (the
             first embedding, which loads the model; rebuilding a large index); ``None`` is
@@ -86,12 +98,15 @@ class EnvironmentMemory:
             (self.path / "config.json.tmp").unlink(missing_ok=True)
             self._db = database.connect(self.path / "memory.sqlite")
             try:
+                # Programs, signatures and code keys go with their envs row (ON DELETE CASCADE).
+                self._db.execute("PRAGMA foreign_keys=ON")
                 self._db.executescript(_SCHEMA)
                 self.embedder, self.dim = identity.resolve(self.path, self._db, embedder)
             except BaseException:
                 self._db.close()
                 self._db = None
                 raise
+            self._init_behaviour()
         self._index = vindex.SyncedIndex(self.path / "index.faiss", self.dim, self.index_params)
 
     # -- one step across processes ------------------------------------------------------
@@ -158,31 +173,55 @@ class EnvironmentMemory:
         *,
         first_observation: str | None = None,
         skill: str | None = None,
+        sandbox: Worker | None = None,
+        signature: Signature | None = None,
     ) -> EnvRecord:
         """Store one environment. See ``add_many``."""
-        return self.add_many([(env_id, source, first_observation)], skill=skill)[0]
+        return self.add_many(
+            [(env_id, source, first_observation)],
+            skill=skill,
+            sandbox=sandbox,
+            signatures=None if signature is None else [signature],
+        )[0]
 
     def add_many(
         self,
         items: Iterable[tuple[str, str, str | None]],
         *,
         skill: str | None = None,
+        sandbox: Worker | None = None,
+        signatures: Sequence[Signature | None] | None = None,
     ) -> list[EnvRecord]:
         """Store environments, embedding them in one batch and writing one transaction.
+
+        With ``DedupConfig.behaviour`` (the default) each program's behavioural signature is
+        stored too: given, cached from ``check_novelty``, precomputed (shipped programs),
+        played in ``sandbox``, or else played in a fresh sandbox worker per program. The
+        program never runs in this process.
 
         Args:
             items: ``(env_id, source, first_observation)`` triples; the first observation is
                 what ``reset`` showed (the registry gets it from the sandbox) or ``None``.
             skill: overrides the programs' own ``skill`` attribute.
+            sandbox: a worker that holds (or may load) the program, for a single item; a
+                worker serves one program only, so with several items each gets a fresh one.
+            signatures: signatures already computed, aligned with ``items`` (``None``
+                entries are computed).
 
         Returns:
             The new records.
 
         Raises:
-            ConfigError: an ``env_id`` is already stored (``remove`` it first).
+            ConfigError: an ``env_id`` is already stored (``remove`` it first), or
+                ``signatures`` does not match ``items``.
             ProgramError: a source does not parse or has no ``...Env`` class.
         """
         items = list(items)
+        if signatures is not None and len(signatures) != len(items):
+            raise ConfigError(
+                f"add_many got {len(signatures)} signatures for {len(items)} items; pass one "
+                "per item (None to compute it)"
+            )
         summaries = [_summary(source) for _, source, _ in items]
         vectors = self._vectors(
             [
@@ -207,18 +246,33 @@ class EnvironmentMemory:
             for s, (env_id, _, obs) in zip(summaries, items, strict=True)
         ]
         rows = list(zip(new, [s.shape for s in summaries], vectors, strict=True))
+        sigs = list(signatures) if signatures is not None else [None] * len(items)
+        if self.dedup.behaviour:
+            worker = sandbox if len(items) == 1 else None
+            sigs = [
+                sig if sig is not None else self.signature_of(source, worker)
+                for sig, (_, source, _) in zip(sigs, items, strict=True)
+            ]
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 records.insert(self._db, rows)
                 # The registry write these records complete is no longer pending.
                 journal.clear(self._db, [r.env_id for r in new], "add")
+                ids = stored.row_ids(self._db, [r.env_id for r in new])
+                stored.insert(
+                    self._db,
+                    [
+                        (ids[r.env_id], source, sig)
+                        for r, (_, source, _), sig in zip(new, items, sigs, strict=True)
+                    ],
+                )
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
                 self._db.execute("ROLLBACK")
-                stored = [r.env_id for r in new if r.env_id in self] or [new[0].env_id]
+                taken = [r.env_id for r in new if r.env_id in self] or [new[0].env_id]
                 raise ConfigError(
-                    f"env_id {stored[0]!r} is already in the memory at {self.path} (or twice in "
+                    f"env_id {taken[0]!r} is already in the memory at {self.path} (or twice in "
                     "this call); ids are unique: remove() it first or choose another id"
                 ) from exc
             except BaseException:
@@ -388,30 +442,6 @@ class EnvironmentMemory:
         titles = records.fields(self._db, [env for env, _ in hits], "title, skill")
         return [Neighbour(env, *titles[env], score) for env, score in hits]
 
-    def similar(
-        self,
-        source: str,
-        k: int = 5,
-        *,
-        first_observation: str | None = None,
-        exclude: str | None = None,
-    ) -> list[Neighbour]:
-        """Stored environments closest to a program, with semantic and code similarity."""
-        summary = summarize(source)
-        vector = self._embed(
-            [embedding_text(summary.title, summary.description, first_observation)]
-        )[0]
-        return self._neighbours(vector, summary.shape, k, exclude)
-
-    def similar_to(self, env_id: str, k: int = 5) -> list[Neighbour]:
-        """Stored environments closest to the stored ``env_id`` (itself excluded)."""
-        row = self._db.execute(
-            "SELECT vector, shape FROM envs WHERE env_id = ?", (env_id,)
-        ).fetchone()
-        if row is None:
-            raise ConfigError(f"env_id {env_id!r} is not in the memory at {self.path}")
-        return self._neighbours(np.frombuffer(row[0], dtype=np.float32), row[1], k, env_id)
-
     def find_copy(self, source: str) -> str | None:
         """The stored environment whose normalised code equals ``source``'s, if any.
 
@@ -420,60 +450,12 @@ class EnvironmentMemory:
         """
         return self._copy_of(summarize(source).fingerprint)
 
-    def check_novelty(self, source: str, *, first_observation: str | None = None) -> Novelty:
-        """Decide whether ``source`` is a new game or one the memory already holds.
-
-        An equal normalised-AST fingerprint is an exact copy. Otherwise the
-        ``dedup.candidates`` nearest environments by meaning are compared by code, and the
-        rule of ``DedupConfig`` decides; among duplicates the strongest evidence is named.
-        """
-        summary = summarize(source)
-        copy = self._copy_of(summary.fingerprint)
-        if copy is not None:
-            return Novelty(False, copy, 1.0, f"exact copy of {copy} (same normalised code)", 1.0)
-        vector = self._embed(
-            [embedding_text(summary.title, summary.description, first_observation)]
-        )[0]
-        neighbours = self._neighbours(vector, summary.shape, self.dedup.candidates, None)
-        if not neighbours:
-            return Novelty(True, None, 0.0, "the memory is empty")
-        verdicts = [
-            (n, judge(n.code_similarity or 0.0, n.similarity, self.dedup)) for n in neighbours
-        ]
-        dupes = [(n, why) for n, why in verdicts if why]
-        if dupes:
-            n, why = max(dupes, key=lambda d: (d[0].code_similarity or 0.0) + d[0].similarity)
-            return Novelty(
-                False, n.env_id, n.similarity, f"{why} of {n.env_id}", n.code_similarity or 0.0
-            )
-        n = neighbours[0]
-        return Novelty(
-            True,
-            n.env_id,
-            n.similarity,
-            f"new: nearest is {n.env_id} (cosine {n.similarity:.2f}, code overlap "
-            f"{n.code_similarity or 0.0:.2f})",
-            n.code_similarity or 0.0,
-        )
-
     def _copy_of(self, fingerprint: str) -> str | None:
         """The first stored environment with this fingerprint, if any."""
         row = self._db.execute(
             "SELECT env_id FROM envs WHERE fingerprint = ? ORDER BY id LIMIT 1", (fingerprint,)
         ).fetchone()
         return row[0] if row else None
-
-    def _neighbours(
-        self, vector: np.ndarray, shape: str, k: int, exclude: str | None
-    ) -> list[Neighbour]:
-        hits = [hit for hit in self._search(vector, k + 1) if hit[0] != exclude][:k]
-        found = records.fields(self._db, [env for env, _ in hits], "title, skill, shape")
-        mine = shingles(shape)
-        return [
-            Neighbour(env, title, skill, score, code_similarity(mine, shingles(theirs)))
-            for env, score in hits
-            for title, skill, theirs in [found[env]]
-        ]
 
     def _search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         self._sync_index()

@@ -267,7 +267,10 @@ class Registry:
                 return Admitted(existing, False)
             return Admitted(self._write(program, report, provenance, version_of, preferred_id))
         seen = memory.revision()
-        verdict = memory.check_novelty(program, first_observation=first_obs)
+        # Cross-play needs the program in a sandbox; the memory keeps the signature probed
+        # here for the add that follows.
+        with memory.sandbox() as sandbox:
+            verdict = memory.check_novelty(program, first_observation=first_obs, sandbox=sandbox)
         with memory.locked():
             settle(memory)  # writes of a writer killed half way come first
             found = self._find_entry(sha)
@@ -275,7 +278,10 @@ class Registry:
                 remember(memory, found.id, program, first_obs, found.skill)
                 return Admitted(found.id, False)
             if memory.revision() != seen:  # another writer came between the check and now
-                verdict = memory.check_novelty(program, first_observation=first_obs)
+                with memory.sandbox() as sandbox:
+                    verdict = memory.check_novelty(
+                        program, first_observation=first_obs, sandbox=sandbox
+                    )
             if not verdict.novel and not is_new_version(verdict, version_of):
                 raise duplicate_error(report.class_name, verdict)
             novelty = {"nearest_id": verdict.nearest_id, "similarity": float(verdict.similarity)}

@@ -254,7 +254,12 @@ def _dynamic(
 
 
 def judge_novelty(report: ValidationReport, memory: Any) -> None:
-    """Append the ``novelty`` check to a passing report."""
+    """Append the ``novelty`` check to a passing report.
+
+    It runs after the validation's worker is gone, so it judges by meaning and code (the
+    memory's static signals); ``Registry.add`` judges again with cross-play, in a sandbox,
+    before anything is stored.
+    """
     started = time.perf_counter()
     novelty = memory.check_novelty(
         report.program, first_observation=report.properties.first_observation

@@ -57,6 +57,40 @@ def test_similar_file_and_id(stored, tmp_path, capsys):
     assert "lock " not in capsys.readouterr().out.split("\n")[0]
 
 
+def test_similar_shows_the_signals_of_each_neighbour(stored, tmp_path, capsys):
+    program = tmp_path / "rewrite.py"
+    program.write_text(SOURCES["wordle_rewrite"])
+    assert run(["similar", str(program), "--memory", str(stored), "-k", "2"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("cosine ") and "  code 0." in first and "fingerprint -" in first
+    assert "cross-play 5/5" in first and "=> same game (cross-play)  wordle " in first
+    assert run(["similar", str(program), "--memory", str(stored), "--json", "--no-sandbox"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits[0]["cross_play"] is None and hits[0]["fingerprint_match"] is False
+    program.write_text(SOURCES["wordle_renamed"])
+    assert run(["similar", str(program), "--memory", str(stored), "--json"]) == 0
+    top = json.loads(capsys.readouterr().out)[0]
+    assert top["fingerprint_match"] and top["verdict"] == "fingerprint"
+    assert top["cross_play"]["wins"] == 5
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\x7fELF\x02\x01\x00\x00binary", "is a binary file, not a program; give a .py file"),
+        ("x = 'caf\u00e9'\n".encode("latin-1"), "is not UTF-8 text (byte 0xe9 at offset 8)"),
+    ],
+)
+def test_similar_refuses_files_that_are_not_programs(stored, tmp_path, capsys, data, message):
+    program = tmp_path / "odd.bin"
+    program.write_bytes(data)
+    assert run(["similar", str(program), "--memory", str(stored)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"spadegym similar: {program} {message}" + (
+        "; programs are UTF-8: save it as UTF-8 and try again\n" if "UTF-8" in message else "\n"
+    )
+
+
 def test_errors(stored, tmp_path, capsys):
     assert run(["similar", "ghost", "--memory", str(stored)]) == 1
     assert "neither a program file nor an env_id" in capsys.readouterr().err

@@ -1,9 +1,16 @@
 """Regenerate the mechanical variants and pairs.jsonl of the dedup development set.
 
-Hand-written files (the originals, the same-topic siblings and the ``*_rewrite.py`` programs)
-are inputs; ``*_renamed``, ``*_reformatted``, ``*_reworded`` and ``*_combo`` are derived here:
-renamed identifiers, reordered methods plus a reformat, reworded texts with a changed turn
-limit, and all three together. Run from the repository root:
+Hand-written files are inputs: the originals, their same-topic siblings and ``*_rewrite.py``
+programs; ``rw_*.py``, hand-written rewrites of games of the shipped library (new names,
+wording, layout, method order and control flow, random numbers drawn in the same order);
+``rwd_*.py``, the same rewrites with the order of the random draws changed as well; and
+``st_*.py``, different games on the topic of a library game. ``*_renamed``, ``*_reformatted``,
+``*_reworded`` and ``*_combo`` are derived here: renamed identifiers, reordered methods plus a
+reformat, reworded texts with a changed turn limit, and all three together.
+
+Library programs are named ``lib/<Folder>`` (``registry/<Folder>-v0/env.py``). Every pair has
+a ``split``: ``tune`` when every game it involves is one of ``TUNE_GAMES``, else ``heldout``;
+thresholds are tuned on the first half only. Run from the repository root:
 ``python tests/data/dedup/make_variants.py``.
 """
 
@@ -32,6 +39,143 @@ SIBLINGS = {  # original -> a different game on the same topic
 }
 REWRITES = ["lock", "wordle", "hanoi"]
 
+LIBRARY_REWRITES = {  # rw_<key>.py rewrites the library folder; rwd_<key>.py also redraws
+    "barter": "BarterSplitDuel",
+    "beaconrover": "BeaconRover",
+    "blackout": "BlackoutCascade",
+    "cargohold": "CargoHoldPacker",
+    "codepeg": "CodePegBreaker",
+    "connect4": "ConnectFourDuel",
+    "cryptogram": "CryptogramLedger",
+    "currency": "CurrencyRelay",
+    "envelope": "EnvelopeMystery",
+    "fountain": "FountainValveLab",
+    "geardial": "GearDialSync",
+    "greenhouse": "GreenhouseTrials",
+    "heightlineup": "HeightLineup",
+    "homehub": "HomeHub",
+    "knightknave": "KnightKnaveCensus",
+    "kuhn": "KuhnPokerDuel",
+    "liarsdice": "LiarsDiceDuel",
+    "machineshop": "MachineShopBalance",
+    "modvault": "ModularVault",
+    "mosaic": "MosaicRestorer",
+    "nim": "NimDuel",
+    "numberforge": "NumberForge",
+    "pegleap": "PegLeap",
+    "riversource": "RiverSourceTrace",
+    "ruleshift": "RuleShiftSort",
+    "sequence": "SequenceOracle",
+    "stackmachine": "StackMachineEval",
+    "stringmachine": "StringMachine",
+    "switchboard": "SwitchboardMapping",
+    "tictactoe": "TicTacToeDuel",
+    "timber": "TimberCutter",
+}
+TOPIC_SIBLINGS = {  # st_<name>.py: a different game on the topic of a library folder
+    "alibi": "EnvelopeMystery",
+    "anagram": "CryptogramLedger",
+    "bincount": "CargoHoldPacker",
+    "caesar": "StringMachine",
+    "coinchange": "CurrencyRelay",
+    "columnduel": "ConnectFourDuel",
+    "dicerace": "LiarsDiceDuel",
+    "digitops": "NumberForge",
+    "dosefinder": "GreenhouseTrials",
+    "faultylamp": "SwitchboardMapping",
+    "fifteen": "TicTacToeDuel",
+    "gearchain": "GearDialSync",
+    "highcard": "KuhnPokerDuel",
+    "knighthop": "PegLeap",
+    "liarcount": "KnightKnaveCensus",
+    "logstack": "TimberCutter",
+    "median": "HeightLineup",
+    "mirrortiles": "MosaicRestorer",
+    "misere": "NimDuel",
+    "modinverse": "ModularVault",
+    "oddcard": "RuleShiftSort",
+    "pegquery": "CodePegBreaker",
+    "riverquiz": "RiverSourceTrace",
+    "roverend": "BeaconRover",
+    "rpn": "StackMachineEval",
+    "seqgap": "SequenceOracle",
+    "spt": "MachineShopBalance",
+    "thermoaudit": "HomeHub",
+}
+LOOKALIKES = [  # different games of the library on one topic
+    ("InputFinder", "LoopTrace"),
+    ("InputFinder", "FunctionRepair"),
+    ("InputFinder", "TraceOracle"),
+    ("InputFinder", "StackMachineEval"),
+    ("InputFinder", "RegisterBugfix"),
+    ("LoopTrace", "FunctionRepair"),
+    ("LoopTrace", "TraceOracle"),
+    ("LoopTrace", "StackMachineEval"),
+    ("LoopTrace", "RegisterBugfix"),
+    ("FunctionRepair", "TraceOracle"),
+    ("FunctionRepair", "StackMachineEval"),
+    ("FunctionRepair", "RegisterBugfix"),
+    ("TraceOracle", "StackMachineEval"),
+    ("TraceOracle", "RegisterBugfix"),
+    ("StackMachineEval", "RegisterBugfix"),
+    ("ConnectFourDuel", "TicTacToeDuel"),
+    ("GearDialSync", "ModularVault"),
+    ("EnvelopeMystery", "EliminationLedger"),
+    ("FountainValveLab", "StuckGateHunt"),
+    ("SwitchboardMapping", "StuckGateHunt"),
+    ("MosaicRestorer", "BeadPatternLoom"),
+    ("RuleShiftSort", "BongardBins"),
+    ("StringMachine", "RuleProbeLab"),
+    ("HomeHub", "SheetEditor"),
+    ("NimDuel", "LiarsDiceDuel"),
+    ("RiverSourceTrace", "BlackoutCascade"),
+    ("GreenhouseTrials", "ClinicRemedyTrials"),
+    ("GreenhouseTrials", "GeneKnockoutLab"),
+    ("KnightKnaveCensus", "HouseRowRiddle"),
+    ("HeightLineup", "CounterfeitScale"),
+    ("CargoHoldPacker", "MachineShopBalance"),
+    ("CargoHoldPacker", "TimberCutter"),
+    ("CurrencyRelay", "TankerRoute"),
+    ("BeaconRover", "FoggyLabyrinth"),
+    ("BeaconRover", "CrateShove"),
+    ("SequenceOracle", "AutomatonForecast"),
+    ("KuhnPokerDuel", "LiarsDiceDuel"),
+    ("NumberForge", "FractionPantry"),
+]
+TUNE_GAMES = frozenset(
+    {
+        # fixtures of the original set
+        "countdown",
+        "knapsack",
+        "lock",
+        "maze",
+        # library games (with their rewrites and siblings)
+        "BeadPatternLoom",
+        "BongardBins",
+        "CodePegBreaker",
+        "EliminationLedger",
+        "EnvelopeMystery",
+        "FountainValveLab",
+        "GearDialSync",
+        "HomeHub",
+        "InputFinder",
+        "LiarsDiceDuel",
+        "LoopTrace",
+        "ModularVault",
+        "MosaicRestorer",
+        "NimDuel",
+        "RuleProbeLab",
+        "RuleShiftSort",
+        "SheetEditor",
+        "StringMachine",
+        "StuckGateHunt",
+        "SwitchboardMapping",
+        "TicTacToeDuel",
+        "TimberCutter",
+    }
+)
+"""The tuning half, by game. Every other game is held out: no threshold sees its pairs."""
+
 REWORDS = {
     "lock": [
         ("Pick a combination lock by listening to the clicks.", "Crack a three-digit padlock."),
@@ -53,7 +197,7 @@ REWORDS = {
         ("There are several piles of stones.", "Counters lie in a few heaps."),
         ("Whoever takes the last stone wins.", "The player who empties the table wins."),
         ("Your move.", "You start."),
-        ("pile ", "heap "),
+        ('f"pile {i + 1}: {n}"', 'f"heap {i + 1}: {n}"'),
         ("You took the last stone. You win.", "You cleared the table and won."),
         ("max_turns = 20", "max_turns = 24"),
     ],
@@ -100,18 +244,18 @@ REWORDS = {
     ],
     "hanoi": [
         (
-            "Move the tower of discs to the last peg, never putting a disc on a smaller one.",
+            "Move the tower of discs to the target peg, never putting a disc on a smaller one.",
             "Solve the Tower of Hanoi.",
         ),
         (
-            "Three pegs A, B and C; all discs start on A.",
-            "Rings sit on rod A; rods B and C are empty.",
+            "Three pegs A, B and C; all discs start on one of them.",
+            "Rings sit on one rod; the other two are empty.",
         ),
         (
             "A larger disc may never rest on a smaller disc.",
             "Never stack a big ring on a small one.",
         ),
-        ("Move the tower from A to C.", "Shift every ring from rod A to rod C."),
+        ("Move the tower from {self.start} to {self.goal}.", "Shift every ring from rod {self.start} to rod {self.goal}."),
         ("Tower moved in", "All rings moved after"),
         ("max_turns = 40", "max_turns = 50"),
     ],
@@ -121,9 +265,9 @@ REWORDS = {
             "Fill a backpack with loot without exceeding its capacity.",
         ),
         ("Items are listed with weight and value.", "Each treasure has a weight and a worth."),
-        ("You win with the best possible value.", "Only the optimal haul counts as a win."),
+        ("You win with the best possible value;", "Only the optimal haul counts as a win;"),
         ("Pack the bag.", "Choose your loot."),
-        ("Too heavy.", "Over capacity."),
+        ("Too heavy: the bag tears.", "Over capacity: the backpack rips."),
         ("max_turns = 12", "max_turns = 14"),
     ],
     "sequence": [
@@ -235,9 +379,63 @@ def main() -> None:
     for a, b in itertools.combinations(originals, 2):
         topic = SIBLINGS.get(a) == b or SIBLINGS.get(b) == a
         pairs.append({"a": a, "b": b, "same": False, "kind": "same_topic" if topic else "other"})
+    pairs += library_pairs()
     with open(HERE / "pairs.jsonl", "w") as f:
         for pair in pairs:
+            pair["split"] = split_of(pair)
             f.write(json.dumps(pair) + "\n")
+
+
+def game_of(name: str) -> str:
+    """The game a program belongs to, for the split: its library folder or its base fixture."""
+    if name.startswith("lib/"):
+        return name[4:]
+    if name.startswith(("rw_", "rwd_")):
+        return LIBRARY_REWRITES[name.split("_", 1)[1]]
+    if name.startswith("st_"):
+        return TOPIC_SIBLINGS[name[3:]]
+    for base, sibling in SIBLINGS.items():
+        if name == sibling or name == base or name.startswith(base + "_"):
+            return base
+    raise ValueError(f"no game for {name!r}")
+
+
+def split_of(pair: dict) -> str:
+    """``tune`` when both programs belong to tuning games, else ``heldout``."""
+    games = {game_of(pair["a"]), game_of(pair["b"])}
+    return "tune" if games <= TUNE_GAMES else "heldout"
+
+
+def library_pairs() -> list[dict]:
+    """Rewrites of library games, their same-topic siblings, look-alikes and unrelated pairs."""
+    pairs = []
+    for key, folder in sorted(LIBRARY_REWRITES.items()):
+        original = f"lib/{folder}"
+        pairs.append({"a": original, "b": f"rw_{key}", "same": True, "kind": "rewrite"})
+        if (PROGRAMS / f"rwd_{key}.py").exists():
+            pairs.append({"a": original, "b": f"rwd_{key}", "same": True, "kind": "rewrite_draws"})
+    for key, folder in sorted(TOPIC_SIBLINGS.items()):
+        rewrites = [k for k, f in LIBRARY_REWRITES.items() if f == folder]
+        others = [f"lib/{folder}"] + [f"rw_{k}" for k in rewrites]
+        others += [f"rwd_{k}" for k in rewrites if (PROGRAMS / f"rwd_{k}.py").exists()]
+        for other in others:
+            pairs.append({"a": other, "b": f"st_{key}", "same": False, "kind": "same_topic"})
+    for a, b in LOOKALIKES:
+        pairs.append({"a": f"lib/{a}", "b": f"lib/{b}", "same": False, "kind": "same_topic"})
+    # Each rewrite against the originals of the next two rewritten games of its own half.
+    for half in (True, False):
+        keys = sorted(k for k, f in LIBRARY_REWRITES.items() if (f in TUNE_GAMES) == half)
+        for i, key in enumerate(keys):
+            for other in (keys[(i + 1) % len(keys)], keys[(i + 2) % len(keys)]):
+                pairs.append(
+                    {
+                        "a": f"lib/{LIBRARY_REWRITES[other]}",
+                        "b": f"rw_{key}",
+                        "same": False,
+                        "kind": "other",
+                    }
+                )
+    return pairs
 
 
 if __name__ == "__main__":

@@ -1,19 +1,25 @@
+import random
+
 from spadegym.program import extract_boxed
 
 
 class TowerDiscsEnv:
-    """Move the tower of discs to the last peg, never putting a disc on a smaller one.
+    """Move the tower of discs to the target peg, never putting a disc on a smaller one.
 
-    Three pegs A, B and C; all discs start on A. Move the top disc of one peg to another with
-    \\boxed{A C}. A larger disc may never rest on a smaller disc."""
+    Three pegs A, B and C; all discs start on one of them. Move the top disc of one peg to
+    another with \\boxed{A C}. A larger disc may never rest on a smaller disc."""
 
     max_turns = 40
 
     def reset(self, seed=None, options=None):
-        self.discs = 3 + (seed or 0) % 3
-        self.pegs = {"A": list(range(self.discs, 0, -1)), "B": [], "C": []}
+        self.rng = random.Random(seed)
+        self.discs = self.rng.randint(3, 5)
+        self.start = self.rng.choice("ABC")
+        self.goal = self.rng.choice([p for p in "ABC" if p != self.start])
+        self.pegs = {p: [] for p in "ABC"}
+        self.pegs[self.start] = list(range(self.discs, 0, -1))
         self.moves = 0
-        return self.picture("Move the tower from A to C."), {}
+        return self.picture(f"Move the tower from {self.start} to {self.goal}."), {}
 
     def picture(self, note):
         lines = [f"{name}: {' '.join(str(d) for d in stack) or '-'}" for name, stack in self.pegs.items()]
@@ -30,7 +36,7 @@ class TowerDiscsEnv:
             return self.picture("A larger disc cannot go on a smaller one."), 0.0, False, False, {}
         dst.append(src.pop())
         self.moves += 1
-        if len(self.pegs["C"]) == self.discs:
+        if len(self.pegs[self.goal]) == self.discs:
             return f"Tower moved in {self.moves} moves.", 1.0, True, False, {}
         return self.picture("Moved."), 0.0, False, False, {}
 
@@ -44,5 +50,6 @@ class TowerDiscsEnv:
             out.append("\\boxed{" + a + " " + c + "}")
             solve(n - 1, b, a, c)
 
-        solve(self.discs, "A", "B", "C")
+        spare = next(p for p in "ABC" if p not in (self.start, self.goal))
+        solve(self.discs, self.start, spare, self.goal)
         return out

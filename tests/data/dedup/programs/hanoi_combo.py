@@ -1,10 +1,11 @@
+import random
 from spadegym.program import extract_boxed
 
 class AltTowerDiscsEnv:
     """Solve the Tower of Hanoi.
 
-    Rings sit on rod A; rods B and C are empty. Move the top disc of one peg to another with
-    \\boxed{A C}. Never stack a big ring on a small one."""
+    Rings sit on one rod; the other two are empty. Move the top disc of one peg to
+    another with \\boxed{A C}. Never stack a big ring on a small one."""
     max_turns = 50
 
     def solution(self):
@@ -16,7 +17,8 @@ class AltTowerDiscsEnv:
             qSolve(qN - 1, qA, qC, qB)
             qOut.append('\\boxed{' + qA + ' ' + qC + '}')
             qSolve(qN - 1, qB, qA, qC)
-        qSolve(self.qDiscs, 'A', 'B', 'C')
+        qSpare = next((qP for qP in 'ABC' if qP not in (self.qStart, self.qGoal)))
+        qSolve(self.qDiscs, self.qStart, qSpare, self.qGoal)
         return qOut
 
     def step(self, action):
@@ -30,7 +32,7 @@ class AltTowerDiscsEnv:
             return (self.qPicture('A larger disc cannot go on a smaller one.'), 0.0, False, False, {})
         qDst.append(qSrc.pop())
         self.qMoves += 1
-        if len(self.qPegs['C']) == self.qDiscs:
+        if len(self.qPegs[self.qGoal]) == self.qDiscs:
             return (f'All rings moved after {self.qMoves} moves.', 1.0, True, False, {})
         return (self.qPicture('Moved.'), 0.0, False, False, {})
 
@@ -39,7 +41,11 @@ class AltTowerDiscsEnv:
         return qNote + '\n' + '\n'.join(qLines) + '\nMove with \\boxed{FROM TO}.'
 
     def reset(self, seed=None, options=None):
-        self.qDiscs = 3 + (seed or 0) % 3
-        self.qPegs = {'A': list(range(self.qDiscs, 0, -1)), 'B': [], 'C': []}
+        self.qRng = random.Random(seed)
+        self.qDiscs = self.qRng.randint(3, 5)
+        self.qStart = self.qRng.choice('ABC')
+        self.qGoal = self.qRng.choice([qP for qP in 'ABC' if qP != self.qStart])
+        self.qPegs = {qP: [] for qP in 'ABC'}
+        self.qPegs[self.qStart] = list(range(self.qDiscs, 0, -1))
         self.qMoves = 0
-        return (self.qPicture('Shift every ring from rod A to rod C.'), {})
+        return (self.qPicture(f'Shift every ring from rod {self.qStart} to rod {self.qGoal}.'), {})

@@ -1,19 +1,25 @@
+import random
+
 from spadegym.program import extract_boxed
 
 
 class AltTowerDiscsEnv:
-    """Move the tower of discs to the last peg, never putting a disc on a smaller one.
+    """Move the tower of discs to the target peg, never putting a disc on a smaller one.
 
-    Three pegs A, B and C; all discs start on A. Move the top disc of one peg to another with
-    \\boxed{A C}. A larger disc may never rest on a smaller disc."""
+    Three pegs A, B and C; all discs start on one of them. Move the top disc of one peg to
+    another with \\boxed{A C}. A larger disc may never rest on a smaller disc."""
 
     max_turns = 40
 
     def reset(self, seed=None, options=None):
-        self.qDiscs = 3 + (seed or 0) % 3
-        self.qPegs = {"A": list(range(self.qDiscs, 0, -1)), "B": [], "C": []}
+        self.qRng = random.Random(seed)
+        self.qDiscs = self.qRng.randint(3, 5)
+        self.qStart = self.qRng.choice("ABC")
+        self.qGoal = self.qRng.choice([qP for qP in "ABC" if qP != self.qStart])
+        self.qPegs = {qP: [] for qP in "ABC"}
+        self.qPegs[self.qStart] = list(range(self.qDiscs, 0, -1))
         self.qMoves = 0
-        return self.qPicture("Move the tower from A to C."), {}
+        return self.qPicture(f"Move the tower from {self.qStart} to {self.qGoal}."), {}
 
     def qPicture(self, qNote):
         qLines = [f"{qName}: {' '.join(str(qD) for qD in qStack) or '-'}" for qName, qStack in self.qPegs.items()]
@@ -30,7 +36,7 @@ class AltTowerDiscsEnv:
             return self.qPicture("A larger disc cannot go on a smaller one."), 0.0, False, False, {}
         qDst.append(qSrc.pop())
         self.qMoves += 1
-        if len(self.qPegs["C"]) == self.qDiscs:
+        if len(self.qPegs[self.qGoal]) == self.qDiscs:
             return f"Tower moved in {self.qMoves} moves.", 1.0, True, False, {}
         return self.qPicture("Moved."), 0.0, False, False, {}
 
@@ -44,5 +50,6 @@ class AltTowerDiscsEnv:
             qOut.append("\\boxed{" + qA + " " + qC + "}")
             qSolve(qN - 1, qB, qA, qC)
 
-        qSolve(self.qDiscs, "A", "B", "C")
+        qSpare = next(qP for qP in "ABC" if qP not in (self.qStart, self.qGoal))
+        qSolve(self.qDiscs, self.qStart, qSpare, self.qGoal)
         return qOut

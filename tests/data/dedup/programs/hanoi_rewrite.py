@@ -1,8 +1,10 @@
+import random
+
 from spadegym.program import extract_boxed
 
 
 class HanoiRingsEnv:
-    """Tower of Hanoi: carry every ring from the left rod to the right rod.
+    """Tower of Hanoi: carry every ring from its rod to the named target rod.
 
     Rods are called A, B, C. Move one top ring per turn with \\boxed{A C} (from, to).
     A ring may only be placed on an empty rod or on a larger ring."""
@@ -10,9 +12,14 @@ class HanoiRingsEnv:
     max_turns = 40
 
     def reset(self, seed=None, options=None):
-        self.n = 3 + (seed or 0) % 3
-        self.rods = [list(range(self.n, 0, -1)), [], []]
-        return self.view() + "\nMove all rings to rod C.", {}
+        rng = random.Random(seed)
+        self.n = rng.randint(3, 5)
+        first = rng.choice("ABC")
+        self.target = rng.choice([r for r in "ABC" if r != first])
+        self.rods = [[], [], []]
+        self.rods["ABC".index(first)] = list(range(self.n, 0, -1))
+        self.first = first
+        return self.view() + f"\nMove all rings to rod {self.target}.", {}
 
     def view(self):
         return "\n".join("ABC"[i] + ": " + str(rod) for i, rod in enumerate(self.rods))
@@ -27,13 +34,14 @@ class HanoiRingsEnv:
         if not src or (dst and dst[-1] < src[-1]):
             return "Illegal move.\n" + self.view(), 0.0, False, False, {}
         dst.append(src.pop())
-        if len(self.rods[2]) == self.n:
-            return "Every ring is on rod C. Solved.", 1.0, True, False, {}
+        if len(self.rods["ABC".index(self.target)]) == self.n:
+            return f"Every ring is on rod {self.target}. Solved.", 1.0, True, False, {}
         return self.view(), 0.0, False, False, {}
 
     def solution(self):
         moves = []
-        stack = [(self.n, "A", "C", "B", False)]
+        spare = [r for r in "ABC" if r not in (self.first, self.target)][0]
+        stack = [(self.n, self.first, self.target, spare, False)]
         while stack:
             n, a, c, b, ready = stack.pop()
             if n == 0:

@@ -6,7 +6,8 @@ class PackTheBagEnv:
     """Pack a bag with the most valuable items that fit under its weight limit.
 
     Items are listed with weight and value. Add an item with \\boxed{add n}, remove it with
-    \\boxed{drop n}, and finish with \\boxed{done}. You win with the best possible value."""
+    \\boxed{drop n}, and finish with \\boxed{done}. You win with the best possible value; an
+    item that does not fit tears the bag and ends the game."""
 
     max_turns = 12
     skill = "Optimization"
@@ -45,7 +46,7 @@ class PackTheBagEnv:
             return self.status("No such item."), 0.0, False, False, {}
         if words[0] == "add":
             if sum(self.items[i][0] for i in self.bag) + self.items[n][0] > self.limit:
-                return self.status("Too heavy."), 0.0, False, False, {}
+                return "Too heavy: the bag tears.", 0.0, True, False, {}
             self.bag.add(n)
         else:
             self.bag.discard(n)

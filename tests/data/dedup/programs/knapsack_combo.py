@@ -5,7 +5,8 @@ class AltPackTheBagEnv:
     """Fill a backpack with loot without exceeding its capacity.
 
     Each treasure has a weight and a worth. Add an item with \\boxed{add n}, remove it with
-    \\boxed{drop n}, and finish with \\boxed{done}. Only the optimal haul counts as a win."""
+    \\boxed{drop n}, and finish with \\boxed{done}. Only the optimal haul counts as a win; an
+    item that does not fit tears the bag and ends the game."""
     skill = 'Optimization'
     max_turns = 14
 
@@ -31,7 +32,7 @@ class AltPackTheBagEnv:
             return (self.qStatus('No such item.'), 0.0, False, False, {})
         if qWords[0] == 'add':
             if sum((self.qItems[qI][0] for qI in self.qBag)) + self.qItems[qN][0] > self.qLimit:
-                return (self.qStatus('Over capacity.'), 0.0, False, False, {})
+                return ('Over capacity: the backpack rips.', 0.0, True, False, {})
             self.qBag.add(qN)
         else:
             self.qBag.discard(qN)

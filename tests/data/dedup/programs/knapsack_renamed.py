@@ -6,7 +6,8 @@ class AltPackTheBagEnv:
     """Pack a bag with the most valuable items that fit under its weight limit.
 
     Items are listed with weight and value. Add an item with \\boxed{add n}, remove it with
-    \\boxed{drop n}, and finish with \\boxed{done}. You win with the best possible value."""
+    \\boxed{drop n}, and finish with \\boxed{done}. You win with the best possible value; an
+    item that does not fit tears the bag and ends the game."""
 
     max_turns = 12
     skill = "Optimization"
@@ -45,7 +46,7 @@ class AltPackTheBagEnv:
             return self.qStatus("No such item."), 0.0, False, False, {}
         if qWords[0] == "add":
             if sum(self.qItems[qI][0] for qI in self.qBag) + self.qItems[qN][0] > self.qLimit:
-                return self.qStatus("Too heavy."), 0.0, False, False, {}
+                return "Too heavy: the bag tears.", 0.0, True, False, {}
             self.qBag.add(qN)
         else:
             self.qBag.discard(qN)

@@ -6,7 +6,8 @@ class PackTheBagEnv:
     """Fill a backpack with loot without exceeding its capacity.
 
     Each treasure has a weight and a worth. Add an item with \\boxed{add n}, remove it with
-    \\boxed{drop n}, and finish with \\boxed{done}. Only the optimal haul counts as a win."""
+    \\boxed{drop n}, and finish with \\boxed{done}. Only the optimal haul counts as a win; an
+    item that does not fit tears the bag and ends the game."""
 
     max_turns = 14
     skill = "Optimization"
@@ -45,7 +46,7 @@ class PackTheBagEnv:
             return self.status("No such item."), 0.0, False, False, {}
         if words[0] == "add":
             if sum(self.items[i][0] for i in self.bag) + self.items[n][0] > self.limit:
-                return self.status("Over capacity."), 0.0, False, False, {}
+                return "Over capacity: the backpack rips.", 0.0, True, False, {}
             self.bag.add(n)
         else:
             self.bag.discard(n)

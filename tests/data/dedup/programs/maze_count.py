@@ -17,18 +17,20 @@ class MazeDistanceEnv:
         self.grid = [["." for _ in range(7)] for _ in range(7)]
         for _ in range(12):
             self.grid[self.rng.randrange(7)][self.rng.randrange(7)] = "#"
-        self.grid[0][0] = "S"
-        self.grid[6][6] = "G"
+        self.start = (self.rng.randrange(7), self.rng.randrange(3))
+        self.goal = (self.rng.randrange(7), self.rng.randrange(4, 7))
+        self.grid[self.start[0]][self.start[1]] = "S"
+        self.grid[self.goal[0]][self.goal[1]] = "G"
         self.answer = self.distance()
         picture = "\n".join("".join(row) for row in self.grid)
         return f"Shortest route from S to G?\n{picture}\nAnswer \\boxed{{n}} (or -1 if none).", {}
 
     def distance(self):
-        queue = deque([((0, 0), 0)])
-        seen = {(0, 0)}
+        queue = deque([(self.start, 0)])
+        seen = {self.start}
         while queue:
             (r, c), d = queue.popleft()
-            if (r, c) == (6, 6):
+            if (r, c) == self.goal:
                 return d
             for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
                 nr, nc = r + dr, c + dc

@@ -14,12 +14,14 @@ class AltMazeWalkEnv:
     def reset(self, seed=None, options=None):
         self.qRng = random.Random(seed)
         self.qSize = 6
-        self.qWalls = set()
-        for q in range(8):
-            self.qWalls.add((self.qRng.randrange(1, 5), self.qRng.randrange(1, 5)))
-        self.qPos = (0, 0)
-        self.qGoal = (5, 5)
-        self.qWalls.discard(self.qGoal)
+        while True:
+            self.qPos = (self.qRng.randrange(6), 0)
+            self.qGoal = (self.qRng.randrange(6), 5)
+            self.qWalls = set()
+            for q in range(12):
+                self.qWalls.add((self.qRng.randrange(6), self.qRng.randrange(1, 5)))
+            if self.solution():
+                break
         return self.qRender("Find the exit."), {}
 
     def qRender(self, qNote):

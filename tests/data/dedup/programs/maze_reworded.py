@@ -14,12 +14,14 @@ class MazeWalkEnv:
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
         self.size = 6
-        self.walls = set()
-        for _ in range(8):
-            self.walls.add((self.rng.randrange(1, 5), self.rng.randrange(1, 5)))
-        self.pos = (0, 0)
-        self.goal = (5, 5)
-        self.walls.discard(self.goal)
+        while True:
+            self.pos = (self.rng.randrange(6), 0)
+            self.goal = (self.rng.randrange(6), 5)
+            self.walls = set()
+            for _ in range(12):
+                self.walls.add((self.rng.randrange(6), self.rng.randrange(1, 5)))
+            if self.solution():
+                break
         return self.render("You wake up in a labyrinth."), {}
 
     def render(self, note):

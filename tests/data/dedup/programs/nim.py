@@ -50,8 +50,15 @@ class StoneNimEnv:
         return self.describe("The opponent moved."), 0.0, False, False, {}
 
     def solution(self):
-        total = self.piles[0] ^ self.piles[1] ^ self.piles[2]
-        for i, n in enumerate(self.piles):
-            if (n ^ total) < n:
-                return ["\\boxed{" + f"{i + 1} {n - (n ^ total)}" + "}"]
-        return []
+        saved = list(self.piles)
+        moves = []
+        while sum(self.piles):
+            total = self.piles[0] ^ self.piles[1] ^ self.piles[2]
+            i = next(k for k, n in enumerate(self.piles) if (n ^ total) < n)
+            count = self.piles[i] - (self.piles[i] ^ total)
+            moves.append("\\boxed{" + f"{i + 1} {count}" + "}")
+            self.piles[i] -= count
+            if sum(self.piles):
+                self.opponent()
+        self.piles = saved
+        return moves

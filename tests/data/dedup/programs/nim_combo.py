@@ -5,23 +5,30 @@ class AltStoneNimEnv:
     """Win a Nim duel by removing the final counter.
 
     Counters lie in a few heaps. On your turn take one or more stones from a single pile
-    with \\boxed{heap count}. The opponent answers each move. The player who empties the table wins."""
+    with \\boxed{pile count}. The opponent answers each move. The player who empties the table wins."""
     skill = 'Mathematical_Reasoning'
     max_turns = 24
 
     def solution(self):
-        qTotal = self.qPiles[0] ^ self.qPiles[1] ^ self.qPiles[2]
-        for qI, qN in enumerate(self.qPiles):
-            if qN ^ qTotal < qN:
-                return ['\\boxed{' + f'{qI + 1} {qN - (qN ^ qTotal)}' + '}']
-        return []
+        qSaved = list(self.qPiles)
+        qMoves = []
+        while sum(self.qPiles):
+            qTotal = self.qPiles[0] ^ self.qPiles[1] ^ self.qPiles[2]
+            qI = next((qK for qK, qN in enumerate(self.qPiles) if qN ^ qTotal < qN))
+            qCount = self.qPiles[qI] - (self.qPiles[qI] ^ qTotal)
+            qMoves.append('\\boxed{' + f'{qI + 1} {qCount}' + '}')
+            self.qPiles[qI] -= qCount
+            if sum(self.qPiles):
+                self.qOpponent()
+        self.qPiles = qSaved
+        return qMoves
 
     def step(self, action):
         qParts = (extract_boxed(action) or '').split()
         if len(qParts) != 2 or not all((qP.isdigit() for qP in qParts)):
-            return (self.qDescribe('Give a heap number and a count.'), 0.0, False, False, {})
+            return (self.qDescribe('Give a pile number and a count.'), 0.0, False, False, {})
         qPile, qCount = (int(qParts[0]) - 1, int(qParts[1]))
-        if not 0 <= qHeap < len(self.qPiles) or not 1 <= qCount <= self.qPiles[qPile]:
+        if not 0 <= qPile < len(self.qPiles) or not 1 <= qCount <= self.qPiles[qPile]:
             return (self.qDescribe('That move is not possible.'), 0.0, False, False, {})
         self.qPiles[qPile] -= qCount
         if sum(self.qPiles) == 0:
@@ -44,7 +51,7 @@ class AltStoneNimEnv:
 
     def qDescribe(self, qNote):
         qShown = ', '.join((f'heap {qI + 1}: {qN}' for qI, qN in enumerate(self.qPiles)))
-        return f'{qNote} Piles: {qShown}. Move with \\boxed{{heap count}}.'
+        return f'{qNote} Piles: {qShown}. Move with \\boxed{{pile count}}.'
 
     def reset(self, seed=None, options=None):
         self.qRng = random.Random(seed)

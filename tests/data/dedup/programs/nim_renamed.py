@@ -50,8 +50,15 @@ class AltStoneNimEnv:
         return self.qDescribe("The opponent moved."), 0.0, False, False, {}
 
     def solution(self):
-        qTotal = self.qPiles[0] ^ self.qPiles[1] ^ self.qPiles[2]
-        for qI, qN in enumerate(self.qPiles):
-            if (qN ^ qTotal) < qN:
-                return ["\\boxed{" + f"{qI + 1} {qN - (qN ^ qTotal)}" + "}"]
-        return []
+        qSaved = list(self.qPiles)
+        qMoves = []
+        while sum(self.qPiles):
+            qTotal = self.qPiles[0] ^ self.qPiles[1] ^ self.qPiles[2]
+            qI = next(qK for qK, qN in enumerate(self.qPiles) if (qN ^ qTotal) < qN)
+            qCount = self.qPiles[qI] - (self.qPiles[qI] ^ qTotal)
+            qMoves.append("\\boxed{" + f"{qI + 1} {qCount}" + "}")
+            self.qPiles[qI] -= qCount
+            if sum(self.qPiles):
+                self.qOpponent()
+        self.qPiles = qSaved
+        return qMoves

@@ -6,7 +6,7 @@ class StoneNimEnv:
     """Win a Nim duel by removing the final counter.
 
     Counters lie in a few heaps. On your turn take one or more stones from a single pile
-    with \\boxed{heap count}. The opponent answers each move. The player who empties the table wins."""
+    with \\boxed{pile count}. The opponent answers each move. The player who empties the table wins."""
 
     max_turns = 24
     skill = "Mathematical_Reasoning"
@@ -21,7 +21,7 @@ class StoneNimEnv:
 
     def describe(self, note):
         shown = ", ".join(f"heap {i + 1}: {n}" for i, n in enumerate(self.piles))
-        return f"{note} Piles: {shown}. Move with \\boxed{{heap count}}."
+        return f"{note} Piles: {shown}. Move with \\boxed{{pile count}}."
 
     def opponent(self):
         total = 0
@@ -37,9 +37,9 @@ class StoneNimEnv:
     def step(self, action):
         parts = (extract_boxed(action) or "").split()
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
-            return self.describe("Give a heap number and a count."), 0.0, False, False, {}
+            return self.describe("Give a pile number and a count."), 0.0, False, False, {}
         pile, count = int(parts[0]) - 1, int(parts[1])
-        if not 0 <= heap < len(self.piles) or not 1 <= count <= self.piles[pile]:
+        if not 0 <= pile < len(self.piles) or not 1 <= count <= self.piles[pile]:
             return self.describe("That move is not possible."), 0.0, False, False, {}
         self.piles[pile] -= count
         if sum(self.piles) == 0:
@@ -50,8 +50,15 @@ class StoneNimEnv:
         return self.describe("The opponent moved."), 0.0, False, False, {}
 
     def solution(self):
-        total = self.piles[0] ^ self.piles[1] ^ self.piles[2]
-        for i, n in enumerate(self.piles):
-            if (n ^ total) < n:
-                return ["\\boxed{" + f"{i + 1} {n - (n ^ total)}" + "}"]
-        return []
+        saved = list(self.piles)
+        moves = []
+        while sum(self.piles):
+            total = self.piles[0] ^ self.piles[1] ^ self.piles[2]
+            i = next(k for k, n in enumerate(self.piles) if (n ^ total) < n)
+            count = self.piles[i] - (self.piles[i] ^ total)
+            moves.append("\\boxed{" + f"{i + 1} {count}" + "}")
+            self.piles[i] -= count
+            if sum(self.piles):
+                self.opponent()
+        self.piles = saved
+        return moves

@@ -16,9 +16,9 @@ class SafeDialEnv:
         self.combo = [self.rng.randrange(40) for _ in range(3)]
         self.position = self.rng.randrange(40)
         self.found = 0
-        return self._show("The safe is locked."), {}
+        return self.show("The safe is locked."), {}
 
-    def _show(self, message):
+    def show(self, message):
         return (f"{message} The dial points at {self.position}. Numbers entered: {self.found}/3. "
                 f"Combination: {self.combo}. Turn with \\boxed{{L n}} or \\boxed{{R n}}.")
 
@@ -26,16 +26,16 @@ class SafeDialEnv:
         move = extract_boxed(action)
         parts = (move or "").split()
         if len(parts) != 2 or parts[0] not in ("L", "R") or not parts[1].isdigit():
-            return self._show("Write a direction and a number of ticks."), 0.0, False, False, {}
+            return self.show("Write a direction and a number of ticks."), 0.0, False, False, {}
         ticks = int(parts[1]) % 40
         self.position = (self.position + ticks) % 40 if parts[0] == "R" else (self.position - ticks) % 40
         if self.position == self.combo[self.found]:
             self.found += 1
             if self.found == 3:
                 return "The bolt slides back. The safe is open.", 1.0, True, False, {}
-            return self._show("Click."), 0.0, False, False, {}
+            return self.show("Click."), 0.0, False, False, {}
         self.found = 0
-        return self._show("Nothing. The sequence starts over."), 0.0, False, False, {}
+        return self.show("Nothing. The sequence starts over."), 0.0, False, False, {}
 
     def solution(self):
         moves = []

@@ -14,14 +14,17 @@ class MentalSumsEnv:
     def reset(self, seed=None, options=None):
         self.rng = random.Random(seed)
         self.streak = 0
+        self.questions = [self.draw() for _ in range(5)]
         self.ask()
         return f"Question 1: {self.question} = ?  Answer with \\boxed{{n}}.", {}
 
-    def ask(self):
+    def draw(self):
         a, b = self.rng.randint(2, 30), self.rng.randint(2, 30)
         op = self.rng.choice(["+", "-", "*"])
-        self.question = f"{a} {op} {b}"
-        self.answer = a + b if op == "+" else (a - b if op == "-" else a * b)
+        return f"{a} {op} {b}", a + b if op == "+" else (a - b if op == "-" else a * b)
+
+    def ask(self):
+        self.question, self.answer = self.questions[self.streak]
 
     def step(self, action):
         reply = (extract_boxed(action) or "").strip()
@@ -34,4 +37,4 @@ class MentalSumsEnv:
         return f"Correct. Question {self.streak + 1}: {self.question} = ?", 0.0, False, False, {}
 
     def solution(self):
-        return ["\\boxed{" + str(self.answer) + "}"]
+        return ["\\boxed{" + str(answer) + "}" for _, answer in self.questions[self.streak:]]
