@@ -16,8 +16,10 @@ designer) join the first attempt as extra slots of their own, never retried.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,74 +258,86 @@ def validation_config(config: Any) -> ValidationConfig:
     return ValidationConfig(fuzz_examples=config.fuzz_examples)
 
 
-def validate_candidates(
-    validator: Validator, candidates: list[Candidate], copies: dict[int, str]
-) -> list[Any]:
-    """A validation report per candidate (the copies get a failed ``novelty`` check).
+@dataclass
+class Validated:
+    """The reports of a batch of candidates, and the sandboxes kept for their novelty check.
 
-    Touches neither the memory nor the registry, so it may run on a background thread.
+    Attributes:
+        reports: one ``ValidationReport`` per candidate (copies get a failed ``novelty``).
+        sandboxes: candidate index -> a worker that has the valid program loaded and its
+            behavioural signature computed, kept for ``commit``'s cross-play (which kills it).
+    """
+
+    reports: list[Any]
+    sandboxes: dict[int, Any] = field(default_factory=dict)
+
+    def discard(self) -> None:
+        """Kill the sandboxes no commit took."""
+        for worker in self.sandboxes.values():
+            worker.kill()
+        self.sandboxes.clear()
+
+
+def validate_candidates(
+    validator: Validator, candidates: list[Candidate], copies: dict[int, str], memory: Any = None
+) -> Validated:
+    """Validate the candidates (the copies get a failed ``novelty`` check).
+
+    With a memory, each valid program is loaded in a worker of its own, which computes its
+    behavioural signature and is kept for ``commit``, so that judging its novelty there only
+    replays its neighbours' play. Writes neither the memory nor the registry, so it may run on
+    a background thread.
     """
     to_validate = [k for k in range(len(candidates)) if k not in copies]
     validated = validator.validate_many([candidates[k].text for k in to_validate])
-    reports: list[Any] = [None] * len(candidates)
+    result = Validated([None] * len(candidates))
     for k, report in zip(to_validate, validated, strict=True):
-        reports[k] = report
+        result.reports[k] = report
+        if memory is not None and report.ok and memory.dedup.behaviour:
+            worker = validator.supply.take()
+            memory.signature_of(report.program, worker)  # kept by the memory for add
+            result.sandboxes[k] = worker
     for k, copy in copies.items():
-        reports[k] = ValidationReport(
+        result.reports[k] = ValidationReport(
             ok=False,
             checks=[CheckResult("novelty", False, f"exact copy of {copy} (same normalised code)")],
         )
-    return reports
+    return result
 
 
 def commit(
     candidates: list[Candidate],
-    reports: list[Any],
+    validated: Validated,
     memory: Any,
     registry_root: Path,
     iteration: int,
 ) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
     """Judge novelty and register the valid, new candidates, in order (on the loop's thread).
 
+    Each valid candidate is judged in a sandbox worker of its own (``validated.sandboxes``,
+    else a fresh one), where the memory replays its neighbours' recorded solutions
+    (cross-play). Every sandbox is killed before this returns.
+
     Returns:
         ``(candidate, report)`` for each accepted candidate, and ``validate/`` metrics.
     """
     accepted = []
     failures: dict[str, int] = {}
-    for candidate, report in zip(candidates, reports, strict=True):
-        if report.ok and memory is not None:
-            # Checked after each add, so the second of two copies in one batch is caught too.
-            novelty = memory.check_novelty(
-                report.program, first_observation=report.properties.first_observation
-            )
-            if not novelty.novel:
-                report.ok = False
-                candidate.feedback = f"novelty: {novelty.reason}"
-        if not report.ok:
-            first = report.failures[0] if report.failures else None
-            candidate.feedback = candidate.feedback or (
-                f"{first.name}: {first.message}" if first else "not run"
-            )
-            name = candidate.feedback.split(":", 1)[0]
-            failures[name] = failures.get(name, 0) + 1
-            continue
-        provenance = {
-            "iteration": iteration,
-            "skill": candidate.skill,
-            "scripted": candidate.scripted,
-            "candidate": candidate.slot,
-            "attempt": candidate.attempt,
-        }
-        candidate.env_key = register(registry_root, report.program, report, provenance)
-        candidate.valid = True
-        if memory is not None:
-            memory.add(
-                candidate.env_key,
-                report.program,
-                first_observation=report.properties.first_observation,
-                skill=candidate.skill,
-            )
-        accepted.append((candidate, report))
+    reports = validated.reports
+    try:
+        for k, (candidate, report) in enumerate(zip(candidates, reports, strict=True)):
+            if report.ok:
+                with _sandbox(memory, validated.sandboxes.pop(k, None)) as sandbox:
+                    accepted += _admit(candidate, report, memory, sandbox, registry_root, iteration)
+            if not report.ok:
+                first = report.failures[0] if report.failures else None
+                candidate.feedback = candidate.feedback or (
+                    f"{first.name}: {first.message}" if first else "not run"
+                )
+                name = candidate.feedback.split(":", 1)[0]
+                failures[name] = failures.get(name, 0) + 1
+    finally:
+        validated.discard()
     total = max(1, len(candidates))
     metrics = {
         "validate/candidates": float(len(candidates)),
@@ -334,6 +348,58 @@ def commit(
     for name, count in sorted(failures.items()):
         metrics[f"validate/fail_{name}"] = float(count)
     return accepted, metrics
+
+
+@contextlib.contextmanager
+def _sandbox(memory: Any, kept: Any) -> Iterator[Any]:
+    """The worker for one candidate's cross-play: the one kept, else a fresh one; killed after."""
+    if memory is None:
+        yield None
+    elif kept is None:
+        with memory.sandbox() as worker:
+            yield worker
+    else:
+        try:
+            yield kept
+        finally:
+            kept.kill()
+
+
+def _admit(
+    candidate: Candidate,
+    report: Any,
+    memory: Any,
+    sandbox: Any,
+    registry_root: Path,
+    iteration: int,
+) -> list[tuple[Candidate, Any]]:
+    """Judge a valid candidate's novelty (with cross-play) and register it when new."""
+    first = report.properties.first_observation
+    if memory is not None:
+        # Judged after each add, so the second of two copies in one batch is caught too.
+        novelty = memory.check_novelty(report.program, first_observation=first, sandbox=sandbox)
+        if not novelty.novel:
+            report.ok = False
+            candidate.feedback = f"novelty: {novelty.reason}"
+            return []
+    provenance = {
+        "iteration": iteration,
+        "skill": candidate.skill,
+        "scripted": candidate.scripted,
+        "candidate": candidate.slot,
+        "attempt": candidate.attempt,
+    }
+    candidate.env_key = register(registry_root, report.program, report, provenance)
+    candidate.valid = True
+    if memory is not None:
+        memory.add(
+            candidate.env_key,
+            report.program,
+            first_observation=first,
+            skill=candidate.skill,
+            sandbox=sandbox,
+        )
+    return [(candidate, report)]
 
 
 def pool_entry(candidate: Candidate, report: Any, index: int) -> PoolEnv:

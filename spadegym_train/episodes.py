@@ -74,7 +74,8 @@ def open_episode_pool(executor: str, sandbox_workers: int) -> Any:
         sandbox_workers: worker processes of the local pool, or of each Ray actor.
     """
     if executor == "local":
-        pool = SandboxPool(sandbox_workers)
+        # A worker serves one program: spares started ahead spare each new pool the wait.
+        pool = SandboxPool(sandbox_workers, spares=2)
         pool.start()
         return pool
     from spadegym.vector_ray import RaySandboxPool

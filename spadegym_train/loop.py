@@ -46,6 +46,7 @@ from spadegym_train.advantages import (
 from spadegym_train.config import TrainConfig
 from spadegym_train.design import (
     Candidate,
+    Validated,
     commit,
     find_copies,
     first_slots,
@@ -177,9 +178,10 @@ class Run:
         resources.callback(self.sandbox.close)
         # The evaluation programs are loaded once, now, rather than at every evaluation.
         self.eval_pool = self.evaluation_pool(eval_envs) if config.eval_interval else []
+        self.pending: concurrent.futures.Future | None = None
+        resources.callback(self.discard_pending)
         self.background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         resources.callback(self.background.shutdown, wait=True)
-        self.pending: concurrent.futures.Future | None = None
 
     # -- one iteration -----------------------------------------------------------------------
 
@@ -236,6 +238,11 @@ class Run:
             ckpt.save_checkpoint(self.workspace, state, self.policy, self.optimizer, self.memory)
         return metrics
 
+    def discard_pending(self) -> None:
+        """Kill the sandboxes of a background validation no window took (the run ended)."""
+        if self.pending is not None and self.pending.done() and not self.pending.exception():
+            self.pending.result().discard()
+
     # -- 1. the pool ---------------------------------------------------------------------------
 
     def new_pool(self, it: int, watch: Stopwatch) -> dict[str, float]:
@@ -259,7 +266,7 @@ class Run:
                 reports = self.pending.result()
             else:
                 reports = validate_candidates(
-                    self.validator, candidates, find_copies(candidates, self.memory)
+                    self.validator, candidates, find_copies(candidates, self.memory), self.memory
                 )
             self.pending = None
             state.next_candidates = []
@@ -327,14 +334,15 @@ class Run:
             self.validator,
             candidates,
             find_copies(candidates, self.memory),
+            self.memory,
         )
 
     def commit(
-        self, candidates: list[Candidate], reports: list[Any], it: int
+        self, candidates: list[Candidate], validated: Validated, it: int
     ) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
         """Register the accepted candidates and log every one to ``designs.jsonl``."""
         accepted, metrics = commit(
-            candidates, reports, self.memory, self.workspace / "registry", it
+            candidates, validated, self.memory, self.workspace / "registry", it
         )
         with self.designs.open("a", encoding="utf-8") as log:
             for c in candidates:

@@ -43,6 +43,7 @@ from spadegym.sandbox.handle import (
     per_worker,
     program_digest,
 )
+from spadegym.sandbox.supply import WorkerSupply
 
 __all__ = ["EnvHandle", "SandboxPool", "Worker", "as_value", "make_worker", "per_worker"]
 
@@ -72,6 +73,9 @@ class SandboxPool:
             reuse; the least recently used beyond this are stopped (default ``max(8,
             2 * size)``).
         quarantine_after: hard timeouts after which a program is quarantined (0: never).
+        spares: started workers kept waiting for programs the pool has not seen yet
+            (``WorkerSupply``), so a new program does not wait for a process to start; 0
+            starts each on demand.
     """
 
     def __init__(
@@ -81,8 +85,10 @@ class SandboxPool:
         *,
         keep_idle: int | None = None,
         quarantine_after: int = 1,
+        spares: int = 0,
     ):
         self.config = config or SandboxConfig()
+        self._supply = WorkerSupply(self.config, spares) if spares > 0 else None
         self.size = max(1, size or os.cpu_count() or 1)
         self.keep_idle = keep_idle if keep_idle is not None else max(8, 2 * self.size)
         self.quarantine_after = quarantine_after
@@ -151,7 +157,8 @@ class SandboxPool:
             else:
                 member = next((m for m in self._members if m.digest is None), None)
                 if member is None:
-                    member = _Member(make_worker(self.config))
+                    worker = self._supply.take() if self._supply else make_worker(self.config)
+                    member = _Member(worker)
                     self._members.append(member)
                 member.digest = digest
             if count:
@@ -352,6 +359,8 @@ class SandboxPool:
         """Stop every worker the pool started (workers given to ``from_workers`` stay)."""
         with self._lock:
             members, self._members = self._members, []
+        if self._supply is not None:
+            self._supply.close()
         for member in members:
             if member.owned:
                 member.worker.close()

@@ -97,13 +97,23 @@ class WorkerSupply:
                 self._ready.append(worker)
                 self._changed.notify_all()
 
+    def take(self) -> Worker:
+        """A started worker nobody has used, for the caller to keep (and to kill).
+
+        The supply starts a replacement in the background. Raises ``SandboxError`` when a
+        worker cannot be started.
+        """
+        return self._take()
+
     def _take(self) -> Worker:
         """A started worker nobody has used (waits for one being started, else starts one)."""
         with self._changed:
             if not self._ready and self._starting:
                 self._changed.wait_for(lambda: self._ready or not self._starting)
             if self._ready:
-                return self._ready.popleft()
+                worker = self._ready.popleft()
+                self._changed.notify_all()  # the filler starts the next one
+                return worker
         worker = make_worker(self.config)
         if isinstance(worker, SandboxWorker):
             worker.start()

@@ -137,3 +137,17 @@ def test_quarantine_can_be_turned_off():
             handle.step("a")
         handle.reset(1)  # still runs: nothing quarantined
         assert not pool.quarantined(handle.digest)
+
+
+def test_spares_give_a_new_program_a_worker_started_ahead(lock_pick):
+    with SandboxPool(size=1, spares=1) as pool:
+        supply = pool._supply
+        deadline = time.monotonic() + 20
+        while supply.ready < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        waiting = supply._ready[0]
+        handle = pool.open(lock_pick)
+        assert handle.worker is waiting  # no process was started for the program
+        pool.release(handle)
+    assert not waiting.alive and supply.ready == 0  # closing the pool stops the spares too

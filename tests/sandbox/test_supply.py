@@ -76,3 +76,15 @@ def test_a_worker_that_cannot_start_fails_the_lease(monkeypatch):
         wait_for(lambda: supply._thread is not None and not supply._thread.is_alive())
         with pytest.raises(SandboxError, match="could not start a sandbox worker"), supply.lease():
             pass
+
+
+def test_a_taken_worker_is_the_callers_and_is_replaced():
+    with WorkerSupply(SandboxConfig(), ahead=1) as supply:
+        wait_for(lambda: supply.ready == 1)
+        worker = supply.take()
+        try:
+            assert worker.alive
+            wait_for(lambda: supply.ready == 1)  # a replacement, started in the background
+        finally:
+            worker.kill()
+        assert supply.ready == 1  # killing the taken worker is the caller's business
