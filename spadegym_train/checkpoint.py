@@ -188,7 +188,7 @@ def prepare_workspace(config: Any) -> tuple[Path, Path | None]:
     else:  # leftovers of a run that stopped before its first checkpoint
         for name in ("memory", "registry", "tb"):
             shutil.rmtree(workspace / name, ignore_errors=True)
-        for name in ("metrics.jsonl", "designs.jsonl"):
+        for name in ("metrics.jsonl", "designs.jsonl", "episodes.jsonl"):
             (workspace / name).unlink(missing_ok=True)
     (workspace / "config.yaml").write_text(yaml.safe_dump(to_dict(config)), encoding="utf-8")
     return workspace, checkpoint

@@ -347,6 +347,10 @@ class TrainConfig:
     console: bool = True
     """Print a one-line summary per iteration."""
 
+    log_episodes: int = 4
+    """Episodes per iteration written whole to ``episodes.jsonl`` (what the solver saw and
+    replied, the outcome), one environment after another; 0 writes none."""
+
     def __post_init__(self) -> None:
         _check_types(self)
         if self.hint_source is None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import itertools
 import json
 import random
 from pathlib import Path
@@ -399,7 +400,35 @@ class Run:
         )
         watch.add("episodes_env", clock.get("env", 0.0))
         watch.add("episodes_model", clock.get("model", 0.0))
+        self.log_episodes(episodes, it)
         return episodes
+
+    def log_episodes(self, episodes: list[Any], it: int) -> None:
+        """Write ``log_episodes`` of them to ``episodes.jsonl``, taking environments in turn."""
+        by_env: dict[str, list[Any]] = {}
+        for episode in episodes:
+            if not episode.dropped:
+                by_env.setdefault(episode.spec.env_key, []).append(episode)
+        chosen = [e for round_ in itertools.zip_longest(*by_env.values()) for e in round_ if e]
+        with (self.workspace / "episodes.jsonl").open("a", encoding="utf-8") as log:
+            for episode in chosen[: self.config.log_episodes]:
+                record = {
+                    "iteration": it,
+                    "env": episode.spec.env_key,
+                    "seed": episode.spec.seed,
+                    "hint": episode.hint,
+                    "outcome": episode.outcome,
+                    "error": episode.error,
+                    "turns": [
+                        {
+                            "seat": t.seat,
+                            "observation": t.messages[-1]["content"],
+                            "reply": t.reply.text,
+                        }
+                        for t in episode.turns
+                    ],
+                }
+                log.write(json.dumps(record) + "\n")
 
     def record(self, episodes: list[Any], it: int) -> dict[str, float]:
         """Win rates to the memory and the designer's window; the ``solver/`` metrics."""

@@ -7,8 +7,10 @@ learner disagree slightly about its probability: kernels, precision, batching), 
 ``kl_coef`` times the k3 estimate of KL to the reference (the base model, adapters disabled).
 ``logp_old`` is the learner's log-prob under the weights that sampled the reply: computed just
 before the update for the iteration's fresh samples (so the first of the ``ppo_epochs``
-optimizer steps has ratio 1 and the later ones clip), and at generation time for the
-designer's samples, which train at the end of their window.
+optimizer steps has ratio 1 and the later ones clip; with one epoch the update's own forward
+pass gives it), and at generation time for the designer's samples, which train at the end of
+their window. Logits are computed only from the first position that predicts a response
+token. A learning rate of 0 (a control run) skips the update: it could not change a weight.
 
 Aggregation (``loss_aggregation``): ``token_mean`` divides the summed token losses by every
 response token of the iteration (DAPO's token-level mean, as SPADE), ``role_mean`` averages
@@ -63,36 +65,50 @@ def _batches(samples: Sequence[Sample], size: int) -> Iterator[list[Sample]]:
 
 def _pad(
     batch: list[Sample], pad_id: int, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Right-padded ids, attention mask and response mask (over predicted positions)."""
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
+    """Right-padded ids and attention mask, the response mask, and the window's start.
+
+    Only positions from ``start`` (the last prompt token of the shortest prompt) predict a
+    response token, so the logits are computed from there on: the vocabulary projection and
+    its softmax over the prompts would be most of the update's work for short replies. The
+    response mask covers the predicted positions ``start .. width - 2``.
+    """
     width = max(len(s.prompt_ids) + len(s.response_ids) for s in batch)
+    start = min(len(s.prompt_ids) for s in batch) - 1
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     attention = torch.zeros((len(batch), width), dtype=torch.long)
-    response = torch.zeros((len(batch), width - 1), dtype=torch.bool)
+    response = torch.zeros((len(batch), width - 1 - start), dtype=torch.bool)
     for row, sample in enumerate(batch):
         sequence = sample.prompt_ids + sample.response_ids
         ids[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
         attention[row, : len(sequence)] = 1
         # Position t predicts token t + 1: response tokens sit at prompt_len .. end - 1.
-        response[row, len(sample.prompt_ids) - 1 : len(sequence) - 1] = True
-    return ids.to(device), attention.to(device), response.to(device)
+        response[row, len(sample.prompt_ids) - 1 - start : len(sequence) - 1 - start] = True
+    return ids.to(device), attention.to(device), response.to(device), start
 
 
-def _logits(model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float):
-    logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits[:, :-1]
-    return logits.float() / temperature
+def _logits(
+    model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float, start: int
+) -> torch.Tensor:
+    """Logits of positions ``start .. width - 2`` (each predicts the next token)."""
+    keep = ids.shape[1] - start
+    out = model(input_ids=ids, attention_mask=attention, use_cache=False, logits_to_keep=keep)
+    return out.logits[:, -keep:-1].float() / temperature
 
 
-def _gather(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    targets = ids[:, 1:].unsqueeze(-1)
+def _gather(logits: torch.Tensor, ids: torch.Tensor, start: int) -> torch.Tensor:
+    targets = ids[:, start + 1 :].unsqueeze(-1)
     return logits.gather(-1, targets).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 
 
 def token_logprobs(
-    model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float
+    model: Any, ids: torch.Tensor, attention: torch.Tensor, temperature: float, start: int = 0
 ) -> torch.Tensor:
-    """Log-probability of each next token, shape ``(batch, length - 1)``, in float32."""
-    return _gather(_logits(model, ids, attention, temperature), ids)
+    """Log-probability of each next token from position ``start`` on, in float32.
+
+    Shape ``(batch, length - 1 - start)``.
+    """
+    return _gather(_logits(model, ids, attention, temperature, start), ids, start)
 
 
 @torch.no_grad()
@@ -138,8 +154,8 @@ def fill_old_logprobs(
             continue
         policy.use(role)
         for batch in _batches(todo, micro_batch_size):
-            ids, attention, response = _pad(batch, pad, policy.device)
-            values = token_logprobs(policy.model, ids, attention, temperature)
+            ids, attention, response, start = _pad(batch, pad, policy.device)
+            values = token_logprobs(policy.model, ids, attention, temperature, start)
             for sample, row in zip(batch, _rows(values, response), strict=True):
                 sample.old_logprobs = row
 
@@ -221,7 +237,8 @@ def update(
 ) -> dict[str, float]:
     """One iteration's update: ``ppo_epochs`` optimizer steps over ``samples``.
 
-    Samples with a zero advantage are dropped (they carry no gradient, as in SPIRAL).
+    Samples with a zero advantage are dropped (they carry no gradient, as in SPIRAL); with
+    ``learning_rate`` 0 nothing is computed.
 
     Returns:
         ``loss/...`` metrics: the loss, clip fraction, mean ratio, importance weights, KL and
@@ -230,11 +247,14 @@ def update(
     """
     samples = [s for s in samples if s.advantage != 0.0 and s.response_ids]
     metrics: dict[str, float] = {"loss/samples": float(len(samples))}
-    if not samples:
-        return metrics
-    fill_old_logprobs(policy, samples, config.micro_batch_size, config.temperature)
+    if not samples or config.learning_rate == 0:
+        return metrics  # learning rate 0 (a control run): the weights could not change
+    if config.ppo_epochs > 1:
+        fill_old_logprobs(policy, samples, config.micro_batch_size, config.temperature)
     pad = policy.tokenizer.pad_token_id
     params = policy.lora_parameters()
+    # By length within a role: micro-batches of like lengths waste less on padding.
+    samples = sorted(samples, key=lambda s: len(s.prompt_ids) + len(s.response_ids))
     groups = {role: [s for s in samples if s.role == role] for role in ROLES}
     tokens = {role: sum(len(s.response_ids) for s in group) for role, group in groups.items()}
     all_tokens = sum(tokens.values())
@@ -249,19 +269,22 @@ def update(
             divisor = all_tokens if config.loss_aggregation == "token_mean" else tokens[role]
             policy.use(role)
             for batch in _batches(group, config.micro_batch_size):
-                ids, attention, response = _pad(batch, pad, policy.device)
+                ids, attention, response, start = _pad(batch, pad, policy.device)
                 ref = None
                 if config.kl_coef > 0:
                     with torch.no_grad(), policy.reference():
-                        ref = token_logprobs(policy.model, ids, attention, config.temperature)
+                        ref = token_logprobs(
+                            policy.model, ids, attention, config.temperature, start
+                        )
                 policy.model.train()
-                logits = _logits(policy.model, ids, attention, config.temperature)
-                logp = _gather(logits, ids)
+                logits = _logits(policy.model, ids, attention, config.temperature, start)
+                logp = _gather(logits, ids, start)
                 if epoch == 0:
                     entropy = token_entropy(logits)
                     totals[role]["entropy"] += float((entropy * response).sum())
                 del logits
-                old = _per_token(batch, "old_logprobs", torch.zeros_like(logp.detach()), response)
+                # One epoch: the weights that sampled are these, so old is this pass's logp.
+                old = _per_token(batch, "old_logprobs", logp.detach(), response)
                 # Samples without engine log-probs get weight 1 (engine := old there).
                 engine = _per_token(batch, "engine_logprobs", old, response)
                 weights = importance_weights(old, engine, config.tis_cap)

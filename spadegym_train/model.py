@@ -10,6 +10,7 @@ weights rounds the update away and the error accumulates over steps.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,7 +256,10 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
     )
     names = sorted(set(adapters.values()))
     torch.manual_seed(config.seed)  # LoRA A matrices are random: make them the seed's
-    model = get_peft_model(model, lora, adapter_name=names[0])
+    with warnings.catch_warnings():
+        # peft reads transformers' deprecated alias ``is_gradient_checkpointing``.
+        warnings.filterwarnings("ignore", ".*is_gradient_checkpointing", FutureWarning)
+        model = get_peft_model(model, lora, adapter_name=names[0])
     for name in names[1:]:
         model.add_adapter(name, lora)
     for param_name, param in model.named_parameters():

@@ -47,7 +47,7 @@ QWEN3_06B_SHAPE = {
 }
 """Qwen3-0.6B's architecture, for random-weight GPU checks where no weights can be fetched."""
 
-SMALL_CPU_ENVS = ["BlackoutCascade-v0", "LoopTrace-v0"]
+SMALL_CPU_ENVS = ["NumberPick-v0", "SumChoice-v0", "OddWordOut-v0"]
 """The short library environments of the ``small-cpu`` preset."""
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -100,11 +100,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "lora_r": 16,
         "lora_alpha": 32,
         "gradient_checkpointing": False,
-        "iterations": 30,
-        "learning_rate": 2e-4,
-        "temperature": 1.0,
+        "iterations": 12,
+        "learning_rate": 4e-4,
+        "ppo_epochs": 1,
+        "temperature": 0.7,
         "max_prompt_tokens": 512,
-        "solver_max_new_tokens": 48,
+        "solver_max_new_tokens": 40,
         "designer_max_new_tokens": 256,
         "hint_max_new_tokens": 48,
         "env_ids": SMALL_CPU_ENVS,
@@ -116,8 +117,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_episode_turns": 3,
         "history_turns": 1,
         "eval_split": "seeds",
-        "eval_interval": 5,
-        "eval_plays": 16,
+        "eval_interval": 4,
+        "eval_plays": 8,
         "eval_envs": len(SMALL_CPU_ENVS),
         "micro_batch_size": 8,
         "generation_batch_size": 64,
@@ -168,6 +169,32 @@ PRESETS: dict[str, dict[str, Any]] = {
         "generation_batch_size": 64,
         "workspace": "runs/qwen3-4b",
     },
+}
+# The same model designing too (mode=spade): SmolLM2-135M writes few valid programs, so one
+# scripted example program per regeneration keeps a pool to play; hints come from the frozen
+# base model reading each program. It runs, logs and finishes cleanly; it is not expected to
+# improve the designer at this size.
+PRESETS["small-cpu-spade"] = {
+    **{k: v for k, v in PRESETS["small-cpu"].items() if k not in ("env_ids", "solver_difficulty")},
+    "mode": "spade",
+    "iterations": 4,
+    "designer_max_new_tokens": 384,
+    "hint_max_new_tokens": 48,
+    "docs_per_regen": 2,
+    "candidates_per_doc": 1,
+    "skills_per_regen": 2,
+    "scripted_designer": _example_programs(),
+    "scripted_per_regen": 1,
+    "pool_size": 3,
+    "regen_interval": 2,
+    "plays_per_env": 4,
+    "max_episode_turns": 4,
+    "eval_interval": 2,
+    "eval_plays": 2,
+    "eval_envs": 2,
+    "fuzz_examples": 10,
+    "checkpoint_interval": 2,
+    "workspace": "runs/small-cpu-spade",
 }
 """Preset name -> ``TrainConfig`` field values."""
 

@@ -1,6 +1,6 @@
 """Behavioural signatures of the shipped library, computed ahead and shipped with the package.
 
-Seeding a memory with the library's 72 programs would otherwise play each one in a sandbox
+Seeding a memory with the library's 76 programs would otherwise play each one in a sandbox
 (several seconds in all). The file maps each program's sha256 to its signature, so a program
 that changed, or a file written by another Python (whose ``random`` could draw differently),
 is simply not found and gets played as any other program.

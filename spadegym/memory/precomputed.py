@@ -1,6 +1,6 @@
 """The shipped library's memory rows, computed ahead: a new default memory seeds in a blink.
 
-Seeding the user's memory with the 72 library environments would cost about a second of
+Seeding the user's memory with the 76 library environments would cost about a second of
 parsing and, the first time, loading the embedding model and embedding them all (20-30 s on a
 laptop CPU). ``library_rows.json.gz`` beside this module holds the two costly parts for every
 shipped program, keyed by the program's sha256:

@@ -123,7 +123,7 @@ def test_every_shipped_program_has_its_signature_precomputed(worker):
     from spadegym.memory.library import shipped_signature
 
     library = {n: s for n, s in SOURCES.items() if n.startswith("lib/")}
-    assert len(library) == 72
+    assert len(library) == 76
     missing = [
         n
         for n, s in library.items()

@@ -31,7 +31,8 @@ def test_unknown_key_names_the_nearest_field():
 
 
 def test_unknown_preset_lists_the_presets():
-    with pytest.raises(ConfigError, match="qwen3-0.6b-4bit, qwen3-4b-4bit, tiny-cpu"):
+    presets = "qwen3-0.6b-4bit, qwen3-4b-4bit, small-cpu, small-cpu-spade, tiny-cpu"
+    with pytest.raises(ConfigError, match=presets):
         load_config(preset="huge")
 
 

@@ -163,3 +163,47 @@ def test_random_base_is_saved_once_and_reloaded_identically(tiny):
     first = base_weights(load_policy(config, config.workspace))
     second = base_weights(load_policy(config, config.workspace))
     assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def test_logits_from_the_first_response_position_match_the_full_pass(tiny):
+    from spadegym_train.loss import _pad, token_logprobs
+
+    policy = load_policy(tiny(), tiny().workspace)
+    batch = _samples(policy)
+    batch[1].prompt_ids = batch[1].prompt_ids + batch[1].prompt_ids  # a longer prompt
+    ids, attention, response, start = _pad(batch, policy.tokenizer.pad_token_id, policy.device)
+    assert start == len(batch[0].prompt_ids) - 1
+    windowed = token_logprobs(policy.model, ids, attention, 0.7, start)
+    full = token_logprobs(policy.model, ids, attention, 0.7)
+    assert windowed.shape == (len(batch), ids.shape[1] - 1 - start)
+    assert torch.allclose(windowed, full[:, start:], atol=1e-5)
+    for row, sample in enumerate(batch):
+        assert int(response[row].sum()) == len(sample.response_ids)
+
+
+def test_one_epoch_needs_no_old_logprob_pass(tiny, monkeypatch):
+    import spadegym_train.loss as loss
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fill_old_logprobs ran for one epoch")
+
+    monkeypatch.setattr(loss, "fill_old_logprobs", refuse)
+    config = tiny(ppo_epochs=1, learning_rate=0.05)
+    policy = load_policy(config, config.workspace)
+    optimizer = make_optimizer(config, policy.lora_parameters())
+    metrics = update(policy, optimizer, _samples(policy), config)
+    assert metrics["loss/ratio"] == pytest.approx(1.0, abs=1e-6)
+    assert metrics["loss/clip_frac"] == 0.0
+
+
+def test_learning_rate_zero_computes_nothing_and_changes_nothing(tiny, monkeypatch):
+    import spadegym_train.loss as loss
+
+    config = tiny(learning_rate=0.0)
+    policy = load_policy(config, config.workspace)
+    before = {k: v.clone() for k, v in policy.adapter_state()["shared"].items()}
+    monkeypatch.setattr(loss, "_logits", lambda *a, **k: pytest.fail("a forward pass ran"))
+    optimizer = make_optimizer(config, policy.lora_parameters())
+    assert update(policy, optimizer, _samples(policy), config) == {"loss/samples": 4.0}
+    after = policy.adapter_state()["shared"]
+    assert all(torch.equal(before[k], after[k]) for k in before)
