@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from spadegym.errors import ProgramError
-from spadegym.llm.base import LLMError, Message
+from spadegym.llm.base import ChatLLM, LLMError, Message
 
 __all__ = [
     "DEFAULT_HISTORY_TURNS",
@@ -143,7 +143,7 @@ class ChatSolver:
     A failed model call becomes an empty reply with its error, so one failure ends no run.
     """
 
-    def __init__(self, llm: Any, concurrency: int = 8):
+    def __init__(self, llm: ChatLLM, concurrency: int = 8):
         self.llm = llm
         self._threads = concurrent.futures.ThreadPoolExecutor(max(1, concurrency))
         self.errors = 0

@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.registry import ids
 from spadegym.registry.admission import (
@@ -59,6 +59,9 @@ from spadegym.registry.memory_link import remember, settle
 from spadegym.registry.registration import make_env, register_entry, unregister_entry
 from spadegym.registry.roots import default_roots, user_root
 from spadegym.registry.verification import VerifyResult, verify_root
+
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,7 @@ class Registry:
         report: Any = None,
         provenance: Provenance | dict | None = None,
         *,
-        memory: Any = None,
+        memory: MemoryLike | None = None,
         version_of: str | None = None,
         config: Any = None,
         preferred_id: str | None = None,
@@ -245,7 +248,7 @@ class Registry:
         report: Any = None,
         provenance: Provenance | dict | None = None,
         *,
-        memory: Any = None,
+        memory: MemoryLike | None = None,
         version_of: str | None = None,
         config: Any = None,
         preferred_id: str | None = None,
@@ -299,7 +302,7 @@ class Registry:
         version_of: str | None,
         preferred_id: str | None,
         novelty: dict[str, Any] | None = None,
-        memory: Any = None,
+        memory: MemoryLike | None = None,
     ) -> str:
         """Write a new entry under the root's lock; returns its id (or the id it already has).
 
@@ -358,7 +361,7 @@ class Registry:
         """Save an index updated under the lock, stamped with the root as it is now."""
         save_index(Index(self.root, root_stamp(self.root), index.entries, index.skipped))
 
-    def remove(self, env_id: str, *, memory: Any = None) -> str:
+    def remove(self, env_id: str, *, memory: MemoryLike | None = None) -> str:
         """Remove an environment (a broken one too); returns its id.
 
         Args:
@@ -375,7 +378,7 @@ class Registry:
             settle(memory)
             return self._remove(env_id, memory)
 
-    def _remove(self, env_id: str, memory: Any) -> str:
+    def _remove(self, env_id: str, memory: MemoryLike | None) -> str:
         with locked(self.root):
             folder = self._folder(env_id) or self._broken_folder(env_id)
             if folder is None:
@@ -458,7 +461,7 @@ class Registry:
         return write_bundle(Path(path), items)
 
     def import_(
-        self, path: str | os.PathLike, *, config: Any = None, memory: Any = None
+        self, path: str | os.PathLike, *, config: Any = None, memory: MemoryLike | None = None
     ) -> list[str]:
         """Add every environment of a bundle, validated like any other; all or none.
 
