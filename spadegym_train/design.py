@@ -381,6 +381,7 @@ def _admit(
 ) -> list[tuple[Candidate, Any]]:
     """Judge a valid candidate's novelty (with cross-play) and register it when new."""
     first = report.properties.first_observation
+    novelty = None
     if memory is not None:
         # Judged after each add, so the second of two copies in one batch is caught too.
         novelty = memory.check_novelty(report.program, first_observation=first, sandbox=sandbox)
@@ -404,6 +405,7 @@ def _admit(
             first_observation=first,
             skill=candidate.skill,
             sandbox=sandbox,
+            embedding=novelty.embedding if novelty is not None else None,  # embedded once
         )
     return [(candidate, report)]
 

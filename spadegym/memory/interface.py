@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from spadegym.memory.journal import Intent
-    from spadegym.memory.novelty import DedupConfig, Novelty
+    from spadegym.memory.novelty import DedupConfig, Embedded, Novelty
     from spadegym.memory.records import EnvRecord, Neighbour
     from spadegym.memory.signature import Signature
     from spadegym.memory.stats import PlayStats
@@ -117,6 +117,7 @@ class MemoryLike(Protocol):
         skill: str | None = None,
         sandbox: Worker | None = None,
         signature: Signature | None = None,
+        embedding: Embedded | None = None,
     ) -> EnvRecord:
         """Store one environment."""
         ...
@@ -128,6 +129,7 @@ class MemoryLike(Protocol):
         skill: str | None = None,
         sandbox: Worker | None = None,
         signatures: Sequence[Signature | None] | None = None,
+        embeddings: Sequence[Embedded | None] | None = None,
     ) -> list[EnvRecord]:
         """Store environments, embedding them in one batch."""
         ...

@@ -29,14 +29,23 @@ from spadegym.registry.manifest import sha256_of
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
+    from spadegym.memory.novelty import Embedded
 
 log = logging.getLogger("spadegym.registry")
 
 
 def remember(
-    memory: MemoryLike, env_id: str, program: str, first_observation: str | None, skill: str | None
+    memory: MemoryLike,
+    env_id: str,
+    program: str,
+    first_observation: str | None,
+    skill: str | None,
+    embedding: Embedded | None = None,
 ) -> bool:
     """Make ``memory`` hold ``program`` under ``env_id``; hold the memory's lock.
+
+    ``embedding`` is the one the novelty check made (``Novelty.embedding``), so that the
+    program is not embedded a second time.
 
     Returns:
         True when the memory had to be written.
@@ -47,7 +56,9 @@ def remember(
             memory.clear_intent(env_id, "add")
             return False
         memory.remove(env_id)  # a record of a removed program whose id was given out again
-    memory.add(env_id, program, first_observation=first_observation, skill=skill)
+    memory.add(
+        env_id, program, first_observation=first_observation, skill=skill, embedding=embedding
+    )
     return True
 
 

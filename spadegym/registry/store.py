@@ -258,7 +258,9 @@ class Registry:
         With a memory, the novelty check and both writes are one step across processes:
         they run under the memory's lock, so two writers of copies of one game cannot both
         pass the check. The check runs once before the lock (it loads the model and embeds)
-        and again under it only when the memory changed in between. A program already
+        and again under it only when the memory changed in between; the memory stores the
+        embedding and the signature the check made, so the program is embedded and played
+        once. A program already
         registered gets its id back, and is recorded in the memory when the memory lacks it.
         """
         program, report = check_program(source, report, config)
@@ -278,7 +280,7 @@ class Registry:
             settle(memory)  # writes of a writer killed half way come first
             found = self._find_entry(sha)
             if found is not None:
-                remember(memory, found.id, program, first_obs, found.skill)
+                remember(memory, found.id, program, first_obs, found.skill, verdict.embedding)
                 return Admitted(found.id, False)
             if memory.revision() != seen:  # another writer came between the check and now
                 with memory.sandbox() as sandbox:
@@ -291,7 +293,7 @@ class Registry:
             env_id = self._write(
                 program, report, provenance, version_of, preferred_id, novelty, memory
             )
-            remember(memory, env_id, program, first_obs, report.properties.skill)
+            remember(memory, env_id, program, first_obs, report.properties.skill, verdict.embedding)
         return Admitted(env_id, True, verdict)
 
     def _write(
