@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym import contract
 from spadegym.errors import ConfigError, ProgramError
@@ -35,6 +35,10 @@ from spadegym.play import (
     solver_system_prompt,
     with_hint,
 )
+
+if TYPE_CHECKING:
+    from spadegym.llm.base import ChatLLM
+    from spadegym.memory.interface import MemoryLike
 
 __all__ = [
     "HINT_MODES",
@@ -331,7 +335,7 @@ def _targets(
 
 
 def evaluate(
-    llm: Any,
+    llm: ChatLLM,
     ids: Sequence[str] | None = None,
     *,
     skill: str | None = None,
@@ -341,7 +345,7 @@ def evaluate(
     seed: int = 0,
     difficulty: int | None = None,
     roots: Sequence[str | Path] | None = None,
-    memory: Any = None,
+    memory: MemoryLike | None = None,
     concurrency: int = 8,
     batch: int = 64,
     history_turns: int | None = DEFAULT_HISTORY_TURNS,
@@ -473,7 +477,7 @@ def _episode_result(episode: Any) -> EpisodeResult:
     )
 
 
-def _record(memory: Any, targets: Sequence[_Target], results: Sequence[EnvResult]) -> None:
+def _record(memory: MemoryLike, targets: Sequence[_Target], results: Sequence[EnvResult]) -> None:
     """Write the one-player outcomes to the memory (games' seat-0 outcomes would mislead it)."""
     by_id = {t.env_id: t for t in targets}
     for result in results:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from spadegym.errors import ProgramError
-from spadegym.llm.base import LLMError, Message
+from spadegym.llm.base import ChatLLM, LLMError, Message
 
 __all__ = [
     "DEFAULT_HISTORY_TURNS",
@@ -39,6 +39,7 @@ __all__ = [
     "EpisodeSpec",
     "HintRequest",
     "Reply",
+    "ScriptedSolver",
     "Solver",
     "Turn",
     "as_win_rate",
@@ -137,13 +138,37 @@ class Solver(Protocol):
         ...
 
 
+class ScriptedSolver:
+    """A solver for one episode that replies with fixed actions, in order.
+
+    For a scripted play through the same loop as a model's: a program's ``solution()``
+    (the report's sample episode) or recorded replies. Once the actions run out, each reply
+    is empty with an error, so the episode ends at its turn limit.
+    """
+
+    def __init__(self, actions: Sequence[str]):
+        self.actions = list(actions)
+        self.used = 0
+
+    def respond(self, requests: Sequence[list[Message]]) -> list[Reply]:
+        """The next action for each request."""
+        replies = []
+        for _ in requests:
+            if self.used < len(self.actions):
+                replies.append(Reply(self.actions[self.used]))
+                self.used += 1
+            else:
+                replies.append(Reply("", error="the scripted actions ran out"))
+        return replies
+
+
 class ChatSolver:
     """A chat backend (``spadegym.llm``) as the solver, ``concurrency`` requests at a time.
 
     A failed model call becomes an empty reply with its error, so one failure ends no run.
     """
 
-    def __init__(self, llm: Any, concurrency: int = 8):
+    def __init__(self, llm: ChatLLM, concurrency: int = 8):
         self.llm = llm
         self._threads = concurrent.futures.ThreadPoolExecutor(max(1, concurrency))
         self.errors = 0
@@ -220,11 +245,21 @@ class EpisodeSpec:
 
 @dataclass
 class Turn:
-    """One reply in an episode: the seat, the messages it answered, and the reply."""
+    """One reply in an episode: the seat, the messages it answered, and the reply.
+
+    Attributes:
+        seat: who replied (0, or 1 in a two-player game).
+        messages: what the solver was shown.
+        reply: its reply, sent to the environment as the action.
+        observation: what the environment showed after the step (``None`` when it failed).
+        reward: the step's reward (``None`` when it failed).
+    """
 
     seat: int
     messages: list[Message]
     reply: Reply
+    observation: str | None = None
+    reward: float | None = None
 
 
 @dataclass
@@ -383,6 +418,8 @@ def _advance(live: _Live, result: Any) -> None:
     if isinstance(result, ProgramError):
         live.fail(result)
         return
+    turn = live.episode.turns[-1]
+    turn.observation, turn.reward = result.observation, float(result.reward)
     two = live.episode.num_players == 2
     if result.terminated:
         if two:

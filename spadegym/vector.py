@@ -12,6 +12,12 @@ step that ends it returns its reward, ``terminated``/``truncated`` and, in the i
 and ``episode_outcome``; the observation returned is already the first one of the next
 episode, and the info's other keys are that reset's info. No action is wasted on a finished
 episode, which is what a token budget wants. Pass ``autoreset=False`` to reset by hand.
+
+This is not ``spadegym.play``: ``EnvBatch`` is a vector-environment API (the caller holds the
+loop and sends actions; nothing here prompts a solver or keeps a conversation), the Gymnasium
+face of the same ``Pool`` batching that ``play_episodes`` drives from its own loop. Its
+outcomes are the contract's, from ``spadegym.env.episode_outcome``, the helper that
+``ProgramEnv`` and the async integration use too.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import random
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -23,6 +23,9 @@ import torch
 from spadegym.errors import ConfigError
 from spadegym_train.design import Candidate
 from spadegym_train.library import PoolEnv
+
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
 
 KEEP = 2
 """Checkpoints kept on disk (older ones are removed)."""
@@ -106,7 +109,7 @@ def _copy_folder(source: Path, target: Path) -> None:
 
 
 def save_checkpoint(
-    workspace: Path, state: RunState, policy: Any, optimizer: Any, memory: Any
+    workspace: Path, state: RunState, policy: Any, optimizer: Any, memory: MemoryLike | None
 ) -> Path:
     """Write a checkpoint of ``state`` (whose ``iteration`` is the next one to run)."""
     root = workspace / "checkpoints"

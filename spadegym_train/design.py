@@ -22,7 +22,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym import contract
 from spadegym.designer.context import draw_context
@@ -32,6 +32,9 @@ from spadegym.extract import extract_program
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
 from spadegym_train.engines.base import encode_chat
 from spadegym_train.library import PoolEnv, register
+
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
 
 
 @dataclass
@@ -140,7 +143,7 @@ def write_candidates(
     engine: Any,
     tokenizer: Any,
     corpus: Any,
-    memory: Any,
+    memory: MemoryLike | None,
     rng: random.Random,
     slots: list[Slot],
     attempt: int,
@@ -237,7 +240,7 @@ def retry_slots(candidates: list[Candidate], attempts: int) -> list[Slot]:
     ]
 
 
-def find_copies(candidates: list[Candidate], memory: Any) -> dict[int, str]:
+def find_copies(candidates: list[Candidate], memory: MemoryLike | None) -> dict[int, str]:
     """Candidates whose program the memory already holds (same normalised code): index -> id.
 
     They are refused before they cost a validation; near copies are judged after validation,
@@ -279,7 +282,10 @@ class Validated:
 
 
 def validate_candidates(
-    validator: Validator, candidates: list[Candidate], copies: dict[int, str], memory: Any = None
+    validator: Validator,
+    candidates: list[Candidate],
+    copies: dict[int, str],
+    memory: MemoryLike | None = None,
 ) -> Validated:
     """Validate the candidates (the copies get a failed ``novelty`` check).
 
@@ -308,7 +314,7 @@ def validate_candidates(
 def commit(
     candidates: list[Candidate],
     validated: Validated,
-    memory: Any,
+    memory: MemoryLike | None,
     registry_root: Path,
     iteration: int,
 ) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
@@ -351,7 +357,7 @@ def commit(
 
 
 @contextlib.contextmanager
-def _sandbox(memory: Any, kept: Any) -> Iterator[Any]:
+def _sandbox(memory: MemoryLike | None, kept: Any) -> Iterator[Any]:
     """The worker for one candidate's cross-play: the one kept, else a fresh one; killed after."""
     if memory is None:
         yield None
@@ -368,13 +374,14 @@ def _sandbox(memory: Any, kept: Any) -> Iterator[Any]:
 def _admit(
     candidate: Candidate,
     report: Any,
-    memory: Any,
+    memory: MemoryLike | None,
     sandbox: Any,
     registry_root: Path,
     iteration: int,
 ) -> list[tuple[Candidate, Any]]:
     """Judge a valid candidate's novelty (with cross-play) and register it when new."""
     first = report.properties.first_observation
+    novelty = None
     if memory is not None:
         # Judged after each add, so the second of two copies in one batch is caught too.
         novelty = memory.check_novelty(report.program, first_observation=first, sandbox=sandbox)
@@ -398,6 +405,7 @@ def _admit(
             first_observation=first,
             skill=candidate.skill,
             sandbox=sandbox,
+            embedding=novelty.embedding if novelty is not None else None,  # embedded once
         )
     return [(candidate, report)]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from spadegym.designer.hints import clean_hint, hint_problem
 from spadegym.designer.prompts import hint_messages
-from spadegym.llm.base import LLMError, Message
+from spadegym.llm.base import ChatLLM, LLMError, Message
 from spadegym.play import HintRequest
 from spadegym_train.engines.base import BASE_ROLE, encode_chat
 
@@ -96,7 +96,7 @@ def model_writer(engine: Any, tokenizer: Any, config: Any) -> Writer:
     return write
 
 
-def llm_writer(llm: Any, concurrency: int = 8) -> Writer:
+def llm_writer(llm: ChatLLM, concurrency: int = 8) -> Writer:
     """A ``spadegym.llm`` backend (``hint_llm``); a failed call gives an empty (rejected) hint."""
 
     def ask(messages: list[Message]) -> str:

@@ -10,6 +10,7 @@ from spadegym.play import (
     EpisodeSpec,
     HintRequest,
     Reply,
+    ScriptedSolver,
     as_win_rate,
     play_episodes,
     solver_messages,
@@ -110,6 +111,30 @@ def test_a_broken_program_ends_its_episode_with_its_error(pool):
     spec = EpisodeSpec("broken", "class BrokenEnv:\n    pass\n", seed=0)
     (episode,), solver = _play(pool, [spec], [])
     assert episode.error is not None and episode.outcome == [0.0] and not solver.requests
+
+
+def test_a_scripted_solver_plays_its_actions_and_turns_keep_what_each_step_answered(pool):
+    handle = pool.open(LOCK)
+    handle.reset(seed=3)
+    solution = handle.solution()
+    pool.release(handle)
+    spec = EpisodeSpec("lock", LOCK, seed=3, max_turns=3)
+    (episode,) = play_episodes([spec], pool, ScriptedSolver(["\\boxed{}", *solution]))
+    assert episode.outcome == [1.0] and [t.reply.text for t in episode.turns] == [
+        "\\boxed{}",
+        *solution,
+    ]
+    first, last = episode.turns
+    assert first.reward == 0.0 and "three digits" in first.observation
+    assert last.reward == 1.0 and last.observation
+
+
+def test_a_scripted_solver_that_runs_out_replies_empty_with_an_error():
+    solver = ScriptedSolver(["a"])
+    assert solver.respond([[], []]) == [
+        Reply("a"),
+        Reply("", error="the scripted actions ran out"),
+    ]
 
 
 def test_solver_messages_keep_the_first_observation_and_the_last_exchanges():

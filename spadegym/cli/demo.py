@@ -19,9 +19,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.cli.output import terminal
+
+if TYPE_CHECKING:
+    from spadegym.designer.report import GenerationReport
+    from spadegym.llm.base import ChatLLM
+    from spadegym.memory import EnvironmentMemory
+    from spadegym.registry import Registry
 
 REPLAYS = Path(__file__).resolve().parent.parent / "demo_data" / "designer.jsonl"
 """The bundled recorded designer replies (a copy of tests/data/replays/designer.jsonl)."""
@@ -111,7 +117,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _pipeline(
-    args: argparse.Namespace, workdir: Path, llm: Any, n: int, memory: Any, started: float
+    args: argparse.Namespace,
+    workdir: Path,
+    llm: ChatLLM,
+    n: int,
+    memory: EnvironmentMemory,
+    started: float,
 ) -> int:
     from spadegym.designer import generate
     from spadegym.registry import Registry, shipped_root
@@ -169,7 +180,7 @@ def _pipeline(
     return 0
 
 
-def _designer(args: argparse.Namespace) -> tuple[Any, int]:
+def _designer(args: argparse.Namespace) -> tuple[ChatLLM, int]:
     """The designer backend and the number of candidates, announced."""
     from spadegym.llm import ReplayChat, llm_from_spec
 
@@ -188,7 +199,7 @@ def _designer(args: argparse.Namespace) -> tuple[Any, int]:
     return llm, args.n or count
 
 
-def _memory(workdir: Path, choice: str) -> Any:
+def _memory(workdir: Path, choice: str) -> EnvironmentMemory:
     """The workspace memory, seeded with the shipped library."""
     from spadegym.memory import EnvironmentMemory, HashingEmbedder, SentenceTransformerEmbedder
     from spadegym.registry import Registry, shipped_root
@@ -305,7 +316,13 @@ def play_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _report(workdir: Path, registry: Any, memory: Any, generation: Any, llm: Any) -> Path:
+def _report(
+    workdir: Path,
+    registry: Registry,
+    memory: EnvironmentMemory,
+    generation: GenerationReport,
+    llm: ChatLLM,
+) -> Path:
     from spadegym.report import build_report
 
     reports = [t.report for c in generation.candidates for t in c.turns if t.report is not None]

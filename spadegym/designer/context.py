@@ -15,9 +15,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.designer.prompts import Example
+
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
 
 __all__ = ["EXAMPLE_CODE_CHARS", "DesignContext", "draw_context"]
 
@@ -48,7 +51,7 @@ class DesignContext:
 
 
 def draw_context(
-    memory: Any,
+    memory: MemoryLike | None,
     skill: str,
     document: str,
     rng: random.Random,

@@ -35,7 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym import contract
 from spadegym.contract import KINDS, SKILLS
@@ -52,6 +52,11 @@ from spadegym.errors import ConfigError, SpadegymError
 from spadegym.llm.base import ChatLLM, LLMError, LLMUnreachableError, Message
 from spadegym.llm.replay import ReplayChat
 from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
+
+if TYPE_CHECKING:
+    from spadegym.executors import Executor
+    from spadegym.memory.interface import MemoryLike
+    from spadegym.registry.interface import RegistryLike
 
 __all__ = ["Slot", "generate", "plan_slot"]
 
@@ -100,13 +105,13 @@ class _Run:
         self,
         llm: ChatLLM,
         corpus: Corpus,
-        registry: Any,
-        memory: Any,
+        registry: RegistryLike,
+        memory: MemoryLike | None,
         validation: ValidationConfig,
         max_repairs: int,
         write_hints: bool,
         log: RunLog,
-        executor: Any = None,
+        executor: Executor | None = None,
     ):
         self.llm = llm
         self.corpus = corpus
@@ -364,7 +369,7 @@ class _LoggedLLM:
         return [self._run.ask(self._index, log_id, "hint", list(messages), self._prior)[0]]
 
 
-def _source_of(registry: Any, env_id: str) -> str | None:
+def _source_of(registry: RegistryLike, env_id: str) -> str | None:
     """The program of a registered environment, if the registry has it."""
     try:
         return registry.get(env_id).source()
@@ -459,8 +464,8 @@ def generate(
     skills: Sequence[str] | None = None,
     kinds: Sequence[str] = ("puzzle",),
     difficulty: int | Sequence[int] = 3,
-    registry: Any = None,
-    memory: Any = None,
+    registry: RegistryLike | str | Path | None = None,
+    memory: MemoryLike | None = None,
     max_repairs: int = 2,
     concurrency: int = 8,
     seed: int = 0,
@@ -468,7 +473,7 @@ def generate(
     log: str | Path | None = None,
     validation: ValidationConfig | None = None,
     write_hints: bool = True,
-    executor: Any = None,
+    executor: Executor | str | None = None,
 ) -> GenerationReport:
     """Write ``n`` candidate environments with ``llm`` and register the good, new ones.
 
@@ -666,7 +671,7 @@ def _check_settings(
         )
 
 
-def _open_executor(executor: Any) -> Any:
+def _open_executor(executor: Executor | str | None) -> Executor | None:
     if executor is None:
         return None
     from spadegym.executors import get_executor
@@ -679,13 +684,13 @@ def _open_executor(executor: Any) -> Any:
         raise ConfigError(str(exc)) from exc
 
 
-def _close_executor(chosen: Any, given: Any) -> None:
+def _close_executor(chosen: Executor | None, given: Executor | str | None) -> None:
     """Close an executor made from a spelling; one the caller passed stays theirs."""
     if chosen is not None and chosen is not given:
         chosen.close()
 
 
-def _open_registry(registry: Any) -> Any:
+def _open_registry(registry: RegistryLike | str | Path | None) -> RegistryLike:
     if registry is not None and not isinstance(registry, str | Path):
         return registry
     from spadegym.registry import Registry
@@ -693,7 +698,7 @@ def _open_registry(registry: Any) -> Any:
     return Registry(Path(registry)) if registry is not None else Registry.user()
 
 
-def _default_log(registry: Any, key: str) -> Path:
+def _default_log(registry: RegistryLike, key: str) -> Path:
     root = getattr(registry, "root", None)
     base = Path(root).parent if root is not None else Path.cwd()
     return base / "generate-logs" / f"{key}.jsonl"

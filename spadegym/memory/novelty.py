@@ -27,7 +27,7 @@ development set, different games on one topic align as well as rewrites that reo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from spadegym.errors import ConfigError
 from spadegym.memory.crossplay import CrossPlay
@@ -85,6 +85,8 @@ class Novelty:
         code_similarity: code shingle overlap with ``nearest_id`` in ``[0, 1]``.
         signal: the signal that decided (``Verdict.signal``), or ``None`` for a new game.
         signals: what was measured against each neighbour compared, nearest first.
+        embedding: the candidate's embedding, for the ``add`` that follows (``None`` for an
+            exact copy, which is found without one).
     """
 
     novel: bool
@@ -94,6 +96,26 @@ class Novelty:
     code_similarity: float = 0.0
     signal: str | None = None
     signals: tuple[Signals, ...] = ()
+    embedding: Embedded | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """A candidate's embedding, made by ``check_novelty`` and reused by the ``add`` after it.
+
+    Pass ``Novelty.embedding`` to ``EnvironmentMemory.add`` and the candidate is embedded
+    once per admission. ``add`` uses it only when it is of the very text it would embed, by
+    its own embedder; anything else is embedded anew, never stored as it is.
+
+    Attributes:
+        text: the embedded text (``embedding_text``).
+        embedder: the name of the embedder that made it.
+        vector: the unit vector.
+    """
+
+    text: str
+    embedder: str
+    vector: tuple[float, ...]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ A mixin of ``EnvironmentMemory`` (``store.py``); ``compare`` gathers the signals
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -15,8 +16,9 @@ import numpy as np
 
 from spadegym.errors import ConfigError
 from spadegym.memory import compare, records
+from spadegym.memory.embedders import Embedder
 from spadegym.memory.fingerprint import summarize
-from spadegym.memory.novelty import DedupConfig, Novelty, Signals, embedding_text, judge
+from spadegym.memory.novelty import DedupConfig, Embedded, Novelty, Signals, embedding_text, judge
 from spadegym.memory.records import Neighbour
 from spadegym.memory.signature import Signature
 
@@ -30,6 +32,7 @@ class SimilarityMixin:
     _db: sqlite3.Connection
     dedup: DedupConfig
     path: Path
+    embedder: Embedder
     _embed: Callable[[list[str]], np.ndarray]
     _search: Callable[[np.ndarray, int], list[tuple[str, float]]]
     _copy_of: Callable[[str], str | None]
@@ -129,6 +132,10 @@ class SimilarityMixin:
                 changed enough is then taken for a new game. On the held-out half of the
                 development set, recall is 0.90 with a sandbox and 0.51 without: almost every
                 hand-written rewrite is missed without one.
+
+        Returns:
+            The verdict, with the candidate's embedding (``Novelty.embedding``) for the
+            ``add`` that follows, so that the candidate is embedded once.
         """
         summary = summarize(source)
         copy = self._copy_of(summary.fingerprint)
@@ -143,9 +150,8 @@ class SimilarityMixin:
                 verdict.signal,
                 (Signals(copy, 1.0, 1.0, exact=True),),
             )
-        vector = self._embed(
-            [embedding_text(summary.title, summary.description, first_observation)]
-        )[0]
+        text = embedding_text(summary.title, summary.description, first_observation)
+        vector = self._embed([text])[0]
         signals = self._signals(
             vector,
             summary.shape,
@@ -155,7 +161,10 @@ class SimilarityMixin:
             sandbox,
             source,
         )
-        return compare.novelty(signals, self.dedup, behaviour=sandbox is not None)
+        verdict = compare.novelty(signals, self.dedup, behaviour=sandbox is not None)
+        # The add that follows a novel verdict stores this very vector (``Embedded``).
+        embedded = Embedded(text, self.embedder.name, tuple(vector.tolist()))
+        return dataclasses.replace(verdict, embedding=embedded)
 
     def _signals(
         self,

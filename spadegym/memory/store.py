@@ -38,7 +38,7 @@ from spadegym.memory.behaviour import BehaviourMixin
 from spadegym.memory.database import DamagedMemoryError
 from spadegym.memory.embedders import Embedder
 from spadegym.memory.fingerprint import ProgramSummary, summarize
-from spadegym.memory.novelty import DedupConfig, embedding_text
+from spadegym.memory.novelty import DedupConfig, Embedded, embedding_text
 from spadegym.memory.progress import Progress, announce
 from spadegym.memory.records import EnvRecord, Neighbour
 from spadegym.memory.signature import Signature
@@ -175,6 +175,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         skill: str | None = None,
         sandbox: Worker | None = None,
         signature: Signature | None = None,
+        embedding: Embedded | None = None,
     ) -> EnvRecord:
         """Store one environment. See ``add_many``."""
         return self.add_many(
@@ -182,6 +183,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
             skill=skill,
             sandbox=sandbox,
             signatures=None if signature is None else [signature],
+            embeddings=None if embedding is None else [embedding],
         )[0]
 
     def add_many(
@@ -191,6 +193,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         skill: str | None = None,
         sandbox: Worker | None = None,
         signatures: Sequence[Signature | None] | None = None,
+        embeddings: Sequence[Embedded | None] | None = None,
     ) -> list[EnvRecord]:
         """Store environments, embedding them in one batch and writing one transaction.
 
@@ -207,13 +210,16 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 worker serves one program only, so with several items each gets a fresh one.
             signatures: signatures already computed, aligned with ``items`` (``None``
                 entries are computed).
+            embeddings: embeddings ``check_novelty`` made (``Novelty.embedding``), aligned
+                with ``items``; one of another text or embedder is ignored and the item
+                embedded anew.
 
         Returns:
             The new records.
 
         Raises:
             ConfigError: an ``env_id`` is already stored (``remove`` it first), or
-                ``signatures`` does not match ``items``.
+                ``signatures`` or ``embeddings`` does not match ``items``.
             ProgramError: a source does not parse or has no ``...Env`` class.
         """
         items = list(items)
@@ -222,6 +228,11 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 f"add_many got {len(signatures)} signatures for {len(items)} items; pass one "
                 "per item (None to compute it)"
             )
+        if embeddings is not None and len(embeddings) != len(items):
+            raise ConfigError(
+                f"add_many got {len(embeddings)} embeddings for {len(items)} items; pass one "
+                "per item (None to embed it)"
+            )
         summaries = [_summary(source) for _, source, _ in items]
         vectors = self._vectors(
             [
@@ -229,6 +240,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 for s, (_, _, obs) in zip(summaries, items, strict=True)
             ],
             summaries,
+            embeddings,
         )
         now = time.time()
         new = [
@@ -284,11 +296,28 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 self._save_index()
         return new
 
-    def _vectors(self, texts: list[str], summaries: list[ProgramSummary]) -> np.ndarray:
-        """The embeddings of ``texts``: the shipped library's precomputed ones, the rest now."""
+    def _vectors(
+        self,
+        texts: list[str],
+        summaries: list[ProgramSummary],
+        given: Sequence[Embedded | None] | None = None,
+    ) -> np.ndarray:
+        """The embeddings of ``texts``: given, precomputed (shipped programs), or made now.
+
+        A given one counts only when it is of the same text, by this memory's embedder.
+        """
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         todo = []
-        for i, (text, summary) in enumerate(zip(texts, summaries, strict=True)):
+        given = given if given is not None else [None] * len(texts)
+        for i, (text, summary, known) in enumerate(zip(texts, summaries, given, strict=True)):
+            if (
+                known is not None
+                and known.text == text
+                and known.embedder == self.embedder.name
+                and len(known.vector) == self.dim
+            ):
+                out[i] = known.vector
+                continue
             found = precomputed.vector(summary.source_sha256, self.embedder.name, text, self.dim)
             if found is None:
                 todo.append(i)

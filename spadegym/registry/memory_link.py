@@ -20,20 +20,32 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.registry.entry import load_program
 from spadegym.registry.errors import RegistryError
 from spadegym.registry.index import load_index
 from spadegym.registry.manifest import sha256_of
 
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
+    from spadegym.memory.novelty import Embedded
+
 log = logging.getLogger("spadegym.registry")
 
 
 def remember(
-    memory: Any, env_id: str, program: str, first_observation: str | None, skill: str | None
+    memory: MemoryLike,
+    env_id: str,
+    program: str,
+    first_observation: str | None,
+    skill: str | None,
+    embedding: Embedded | None = None,
 ) -> bool:
     """Make ``memory`` hold ``program`` under ``env_id``; hold the memory's lock.
+
+    ``embedding`` is the one the novelty check made (``Novelty.embedding``), so that the
+    program is not embedded a second time.
 
     Returns:
         True when the memory had to be written.
@@ -44,11 +56,13 @@ def remember(
             memory.clear_intent(env_id, "add")
             return False
         memory.remove(env_id)  # a record of a removed program whose id was given out again
-    memory.add(env_id, program, first_observation=first_observation, skill=skill)
+    memory.add(
+        env_id, program, first_observation=first_observation, skill=skill, embedding=embedding
+    )
     return True
 
 
-def settle(memory: Any) -> list[str]:
+def settle(memory: MemoryLike) -> list[str]:
     """Finish or drop the registry writes noted in the memory's journal; hold its lock.
 
     An ``add`` whose folder holds the noted program is recorded in the memory; a ``remove``
@@ -127,7 +141,7 @@ def _few(ids: list[str], k: int = 3) -> str:
     return ", ".join(ids[:k]) + (", ..." if len(ids) > k else "")
 
 
-def reconcile(memory: Any, roots: Iterable[Path], *, fix: bool = False) -> Drift:
+def reconcile(memory: MemoryLike, roots: Iterable[Path], *, fix: bool = False) -> Drift:
     """Compare ``memory`` with the environments of ``roots`` (earlier roots shadow later).
 
     Args:

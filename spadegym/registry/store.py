@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.registry import ids
 from spadegym.registry.admission import (
@@ -59,6 +59,9 @@ from spadegym.registry.memory_link import remember, settle
 from spadegym.registry.registration import make_env, register_entry, unregister_entry
 from spadegym.registry.roots import default_roots, user_root
 from spadegym.registry.verification import VerifyResult, verify_root
+
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,7 @@ class Registry:
         report: Any = None,
         provenance: Provenance | dict | None = None,
         *,
-        memory: Any = None,
+        memory: MemoryLike | None = None,
         version_of: str | None = None,
         config: Any = None,
         preferred_id: str | None = None,
@@ -245,7 +248,7 @@ class Registry:
         report: Any = None,
         provenance: Provenance | dict | None = None,
         *,
-        memory: Any = None,
+        memory: MemoryLike | None = None,
         version_of: str | None = None,
         config: Any = None,
         preferred_id: str | None = None,
@@ -255,7 +258,9 @@ class Registry:
         With a memory, the novelty check and both writes are one step across processes:
         they run under the memory's lock, so two writers of copies of one game cannot both
         pass the check. The check runs once before the lock (it loads the model and embeds)
-        and again under it only when the memory changed in between. A program already
+        and again under it only when the memory changed in between; the memory stores the
+        embedding and the signature the check made, so the program is embedded and played
+        once. A program already
         registered gets its id back, and is recorded in the memory when the memory lacks it.
         """
         program, report = check_program(source, report, config)
@@ -275,7 +280,7 @@ class Registry:
             settle(memory)  # writes of a writer killed half way come first
             found = self._find_entry(sha)
             if found is not None:
-                remember(memory, found.id, program, first_obs, found.skill)
+                remember(memory, found.id, program, first_obs, found.skill, verdict.embedding)
                 return Admitted(found.id, False)
             if memory.revision() != seen:  # another writer came between the check and now
                 with memory.sandbox() as sandbox:
@@ -288,7 +293,7 @@ class Registry:
             env_id = self._write(
                 program, report, provenance, version_of, preferred_id, novelty, memory
             )
-            remember(memory, env_id, program, first_obs, report.properties.skill)
+            remember(memory, env_id, program, first_obs, report.properties.skill, verdict.embedding)
         return Admitted(env_id, True, verdict)
 
     def _write(
@@ -299,7 +304,7 @@ class Registry:
         version_of: str | None,
         preferred_id: str | None,
         novelty: dict[str, Any] | None = None,
-        memory: Any = None,
+        memory: MemoryLike | None = None,
     ) -> str:
         """Write a new entry under the root's lock; returns its id (or the id it already has).
 
@@ -358,7 +363,7 @@ class Registry:
         """Save an index updated under the lock, stamped with the root as it is now."""
         save_index(Index(self.root, root_stamp(self.root), index.entries, index.skipped))
 
-    def remove(self, env_id: str, *, memory: Any = None) -> str:
+    def remove(self, env_id: str, *, memory: MemoryLike | None = None) -> str:
         """Remove an environment (a broken one too); returns its id.
 
         Args:
@@ -375,7 +380,7 @@ class Registry:
             settle(memory)
             return self._remove(env_id, memory)
 
-    def _remove(self, env_id: str, memory: Any) -> str:
+    def _remove(self, env_id: str, memory: MemoryLike | None) -> str:
         with locked(self.root):
             folder = self._folder(env_id) or self._broken_folder(env_id)
             if folder is None:
@@ -458,7 +463,7 @@ class Registry:
         return write_bundle(Path(path), items)
 
     def import_(
-        self, path: str | os.PathLike, *, config: Any = None, memory: Any = None
+        self, path: str | os.PathLike, *, config: Any = None, memory: MemoryLike | None = None
     ) -> list[str]:
         """Add every environment of a bundle, validated like any other; all or none.
 

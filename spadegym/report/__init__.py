@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.report.data import (
     EnvCard,
@@ -27,13 +27,16 @@ from spadegym.report.data import (
     play_sample,
 )
 
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
+
 __all__ = ["EnvCard", "Funnel", "ReportData", "Step", "build_report", "collect"]
 
 
 def collect(
     *,
     roots: Sequence[str | Path] | None = None,
-    memory: Any = None,
+    memory: MemoryLike | None = None,
     generation: Sequence[Any] = (),
     validation_reports: Sequence[Any] | None = None,
     timing_sample: int = 6,
@@ -98,7 +101,7 @@ def build_report(
     out: str | Path,
     *,
     roots: Sequence[str | Path] | None = None,
-    memory: Any = None,
+    memory: MemoryLike | None = None,
     generation: Sequence[Any] = (),
     validation_reports: Sequence[Any] | None = None,
     timing_sample: int = 6,

@@ -10,7 +10,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spadegym.sandbox import Pool
 
 TRANSCRIPT_CHARS = 1500
 """Characters of each observation kept in a card's sample transcript."""
@@ -189,42 +192,50 @@ def card_of(env: Any, stats: Any = None) -> EnvCard:
     return card
 
 
-def play_sample(card: EnvCard, source: str, pool: Any, seed: int = 0) -> None:
+def play_sample(card: EnvCard, source: str, pool: Pool, seed: int = 0) -> None:
     """Play seed ``seed`` with the environment's solution and put the transcript on the card.
 
-    A two-player game has no solution: its card shows the opening position instead.
+    The solution is played through ``spadegym.play`` (as a scripted solver), the loop that
+    plays models in evaluation and training. A two-player game has no solution: its card
+    shows the opening position instead.
     """
-    from spadegym.env import ProgramEnv
     from spadegym.errors import SpadegymError
+    from spadegym.play import EpisodeSpec, ScriptedSolver, play_episodes
 
     try:
-        env = ProgramEnv(source, pool=pool, on_error="terminate")
+        handle = pool.open(source, card.env_id)
     except SpadegymError as exc:
         card.transcript_note = f"could not be started: {exc}"
         return
-    try:
-        obs, _ = env.reset(seed=seed)
-        card.first_observation = obs
-        solution = env.solution() if env.num_players == 1 else None
-        if not solution:
-            card.transcript_note = (
-                "a two-player game: no solution to play; the opening position is shown"
-                if env.num_players == 2
-                else "the program has no solution()"
-            )
-            return
-        info: dict = {}
-        for action in solution:
-            obs, reward, terminated, truncated, info = env.step(action)
-            card.transcript.append(Step(action, _cut(obs), float(reward)))
-            if terminated or truncated:
-                break
-        card.outcome = info.get("episode_outcome")
-        card.transcript_note = f"seed {seed}, played by its solution()"
+    try:  # the opening position, and the solution of this seed's instance
+        card.first_observation, _ = handle.reset(seed=seed)
+        two_player = handle.info.num_players == 2
+        solution = None if two_player else handle.solution()
     except SpadegymError as exc:
         card.transcript_note = f"the sample episode failed: {exc}"
+        return
     finally:
-        env.close()
+        pool.release(handle)
+    if not solution:
+        card.transcript_note = (
+            "a two-player game: no solution to play; the opening position is shown"
+            if two_player
+            else "the program has no solution()"
+        )
+        return
+    episode = play_episodes(
+        [EpisodeSpec(card.env_id, source, seed)], pool, ScriptedSolver(solution)
+    )[0]
+    card.transcript = [
+        Step(t.reply.text, _cut(t.observation), t.reward)
+        for t in episode.turns
+        if t.observation is not None and t.reward is not None and t.reply.error is None
+    ]
+    if episode.error is not None:
+        card.transcript_note = f"the sample episode failed: {episode.error}"
+        return
+    card.outcome = episode.outcome[0] if episode.outcome else None
+    card.transcript_note = f"seed {seed}, played by its solution()"
 
 
 def _cut(text: str) -> str:

@@ -19,7 +19,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym import compat
 from spadegym.errors import ProgramError, SandboxError
@@ -31,6 +31,9 @@ from spadegym.validation.budget import Clock, OutOfTime, check_budget
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.context import Context
 from spadegym.validation.report import CheckResult, Novelty, ProgramProperties, ValidationReport
+
+if TYPE_CHECKING:
+    from spadegym.memory.interface import MemoryLike
 
 CHECK_ORDER = (
     "extract",
@@ -103,7 +106,7 @@ def validate(
     text: str,
     config: ValidationConfig | None = None,
     *,
-    memory: Any = None,
+    memory: MemoryLike | None = None,
     worker: Worker | None = None,
 ) -> ValidationReport:
     """Validate a program, or a raw LLM reply holding one.
@@ -126,7 +129,9 @@ def validate(
     return run_battery(text, config, memory, lease)
 
 
-def run_battery(text: str, config: ValidationConfig, memory: Any, lease: Lease) -> ValidationReport:
+def run_battery(
+    text: str, config: ValidationConfig, memory: MemoryLike | None, lease: Lease
+) -> ValidationReport:
     """The whole battery on ``text``, in a worker from ``lease`` (taken only if needed)."""
     report = ValidationReport()
     started = time.perf_counter()
@@ -253,7 +258,7 @@ def _dynamic(
         clock.close()
 
 
-def judge_novelty(report: ValidationReport, memory: Any) -> None:
+def judge_novelty(report: ValidationReport, memory: MemoryLike) -> None:
     """Append the ``novelty`` check to a passing report.
 
     It runs after the validation's worker is gone, so it judges by meaning and code (the

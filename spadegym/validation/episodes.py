@@ -3,6 +3,16 @@
 Validation plays dozens of episodes (solutions, trivial replies, repeats for determinism). Each
 gets its own instance, and every round sends the next action of every live episode in one
 batch, so a check costs a few round trips rather than hundreds.
+
+This is not ``spadegym.play``, which plays episodes with a solver (a model, or a script, as in
+the report's sample episode): here nothing answers prompts. Each episode replays fixed actions,
+one repeated reply or the program's own ``solution()``, and the battery needs what a solver
+loop never keeps: the raw transcript of every step, each step's time, privileged calls
+(``solution``, ``hint``) right after ``reset``, instances left open for a later check, and the
+requests sent through the validator's own timed exchange with a worker it holds alone (no pool).
+The two share the sandbox's request API (``spadegym.sandbox.protocol``); the contract's outcome
+is read here with a two-player game's missing ``info["outcome"]`` kept as ``None``, which the
+checks report, where a solver loop must score every ending.
 """
 
 from __future__ import annotations

@@ -9,12 +9,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.sandbox import WorkerSupply
 from spadegym.validation.battery import judge_novelty, run_battery, validate
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.report import CheckResult, ValidationReport
+
+if TYPE_CHECKING:
+    from spadegym.executors import Executor
+    from spadegym.memory.interface import MemoryLike
 
 
 def validate_many(
@@ -22,8 +26,8 @@ def validate_many(
     config: ValidationConfig | None = None,
     *,
     workers: int = 2,
-    memory: Any = None,
-    executor: Any = None,
+    memory: MemoryLike | None = None,
+    executor: Executor | str | None = None,
     progress: Callable[[int, ValidationReport], None] | None = None,
 ) -> list[ValidationReport]:
     """Validate several programs concurrently, each in its own fresh worker.
@@ -76,7 +80,7 @@ class Validator:
         config: ValidationConfig | None = None,
         *,
         workers: int = 2,
-        executor: Any = None,
+        executor: Executor | str | None = None,
         ahead: int | None = None,
         warm: bool = True,
     ):
@@ -99,7 +103,7 @@ class Validator:
             )
             self._warming.start()
 
-    def validate(self, text: str, *, memory: Any = None) -> ValidationReport:
+    def validate(self, text: str, *, memory: MemoryLike | None = None) -> ValidationReport:
         """``validate(text)`` in a worker from the supply, in this process."""
         return run_battery(text, self.config, memory, self.supply.lease)
 
@@ -107,7 +111,7 @@ class Validator:
         self,
         texts: Iterable[str],
         *,
-        memory: Any = None,
+        memory: MemoryLike | None = None,
         progress: Callable[[int, ValidationReport], None] | None = None,
     ) -> list[ValidationReport]:
         """Validate several programs concurrently; see the module function ``validate_many``."""

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from counting import CountingEmbedder
 from registry_helpers import REPO, child_env, variant
 
 from spadegym.memory import EnvironmentMemory, HashingEmbedder
@@ -154,6 +155,20 @@ def test_adding_a_registered_program_again_records_it_in_the_memory(tmp_path, pr
     assert memory.ids() == ["spade/LockPick-v0"]
     assert registry.add(program, report, memory=memory) == "spade/LockPick-v0"
     assert len(memory) == 1
+    memory.close()
+
+
+def test_an_admitted_program_is_embedded_once(tmp_path, programs):
+    embedder = CountingEmbedder()
+    memory = EnvironmentMemory(tmp_path / "memory", embedder)
+    registry = Registry(tmp_path / "root")
+    registry.add(*programs["nim"], memory=memory)
+    embedder.texts.clear()
+    admitted = registry.admit(*programs["lock_pick"], memory=memory)
+    assert admitted.new and admitted.novelty.novel
+    # Judged once (by the novelty check), and that embedding is the one stored.
+    assert embedder.texts == [admitted.novelty.embedding.text]
+    assert memory.near(embedder.texts[0], k=1)[0].env_id == admitted.env_id
     memory.close()
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,24 @@ def test_designer_difficulty(tiny, setting, expected):
         assert levels == [designer_difficulty(config, again, slot) for slot in range(3)]
     else:
         assert levels == expected
+
+
+def test_commit_embeds_each_accepted_candidate_once(tmp_path, isolated_spadegym):
+    pytest.importorskip("faiss")
+    from counting import CountingEmbedder
+
+    from spadegym.memory import DedupConfig, EnvironmentMemory
+    from spadegym.validation import validate
+    from spadegym_train.design import Validated, commit
+
+    program = (Path(__file__).parents[2] / "examples" / "good" / "lock_pick.py").read_text()
+    report = validate(program)
+    assert report.ok, report.feedback()
+    embedder = CountingEmbedder()
+    dedup = DedupConfig(behaviour=False)  # this counts embeddings; no signatures needed
+    with EnvironmentMemory(tmp_path / "memory", embedder, dedup=dedup) as memory:
+        candidate = Candidate("logic", [], [], program, slot=0)
+        accepted, _ = commit([candidate], Validated([report]), memory, tmp_path / "registry", 0)
+        assert [c for c, _ in accepted] == [candidate] and candidate.valid
+        assert len(embedder.texts) == 1  # by the novelty check; the add reuses it
+        assert memory.near(embedder.texts[0], k=1)[0].env_id == candidate.env_key
