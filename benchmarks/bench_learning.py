@@ -29,31 +29,45 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _curve(workspace: Path) -> list[tuple[int, float]]:
+SMOOTHING = 4
+"""Iterations in the rolling mean of the training win rate that the figure draws."""
+
+
+def _curves(workspace: Path) -> dict[str, list[tuple[int, float]]]:
+    """The run's training win rate (rolling mean) and its periodic evaluations, by iteration."""
     from spadegym_train.metrics import read_metrics
 
-    return [
+    lines = read_metrics(workspace)
+    rates = [line["solver/win_rate"] for line in lines]
+    smoothed = [
+        (line["iteration"] + 1, statistics.fmean(rates[max(0, k - SMOOTHING + 1) : k + 1]))
+        for k, line in enumerate(lines)
+    ]
+    evaluations = [
         (line["iteration"] + 1, line["solver/eval_win_rate"])
-        for line in read_metrics(workspace)
+        for line in lines
         if line.get("solver/eval_win_rate") is not None
     ]
+    return {"training": smoothed, "evaluation": evaluations}
 
 
-def _plot(path: Path, curves: dict[str, list[tuple[int, float]]], finals: dict) -> None:
+def _plot(path: Path, runs: dict[str, dict[str, list[tuple[int, float]]]], finals: dict) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     figure, axis = plt.subplots(figsize=(7, 4.2))
-    for (name, points), colour in zip(curves.items(), ("#c0392b", "#7f8c8d"), strict=False):
-        if points:
-            xs, ys = zip(*points, strict=True)
-            axis.plot(xs, ys, marker="o", color=colour, label=f"{name} (periodic evaluation)")
-    for name, (value, error), colour in (
-        ("trained", finals["trained"], "#c0392b"),
-        ("control", finals["control"], "#7f8c8d"),
-    ):
+    colours = {"trained": "#c0392b", "control": "#7f8c8d"}
+    for name, curves in runs.items():
+        colour = colours[name]
+        if curves["training"]:
+            xs, ys = zip(*curves["training"], strict=True)
+            axis.plot(xs, ys, color=colour, label=f"{name}: training plays, mean of {SMOOTHING}")
+        if curves["evaluation"]:
+            xs, ys = zip(*curves["evaluation"], strict=True)
+            axis.plot(xs, ys, "o", color=colour, alpha=0.6, label=f"{name}: periodic evaluation")
+        value, error = finals[name]
         axis.errorbar(
             [finals["iterations"] + 0.6],
             [value],
@@ -61,14 +75,14 @@ def _plot(path: Path, curves: dict[str, list[tuple[int, float]]], finals: dict) 
             fmt="s",
             color=colour,
             capsize=4,
-            label=f"{name}, final ({finals['plays']} plays)",
+            label=f"{name}: final, {finals['plays']} held-out plays (±1 s.e.)",
         )
-    axis.axhline(finals["before"], color="#2c3e50", linestyle=":", label="base model")
+    axis.axhline(finals["before"], color="#2c3e50", linestyle=":", label="base model, final")
     axis.set_xlabel("iteration")
-    axis.set_ylabel("win rate on held-out seeds")
-    axis.set_title("SmolLM2-135M-Instruct, solver RL on spadegym environments (CPU)")
+    axis.set_ylabel("win rate (mean outcome)")
+    axis.set_title("SmolLM2-135M-Instruct learning spadegym environments, 2 CPU cores")
     axis.grid(alpha=0.3)
-    axis.legend(fontsize=8, loc="best")
+    axis.legend(fontsize=7, loc="best")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
@@ -131,7 +145,7 @@ def main() -> None:
     figure = args.out / "learning_curve.png"
     _plot(
         figure,
-        {"trained": _curve(args.out / "trained"), "control": _curve(args.out / "control")},
+        {"trained": _curves(args.out / "trained"), "control": _curves(args.out / "control")},
         finals,
     )
     result = {

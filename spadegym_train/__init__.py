@@ -51,6 +51,9 @@ Where this departs from the paper, on purpose:
   after they were written instead of one.
 - ``loss_aggregation=role_mean`` (not the default) averages each role's tokens apart and adds
   the means, without the designer scale.
+- The ``small-cpu`` presets (SmolLM2-135M on 2 CPU cores) take one optimizer step per rollout
+  batch, at temperature 0.7: the update is their bottleneck, and at temperature 1.0 a 135M
+  model's full-vocabulary samples are mostly noise. The GPU presets keep SPADE's two steps.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -484,11 +485,19 @@ def _type_name(kind: Any) -> str:
     return str(kind).replace("typing.", "").replace("<class '", "").replace("'>", "")
 
 
+_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+"""A number as written in a config: ``1e-3``, ``2.5E+2``, ``.5``."""
+
+
 def _check_types(config: TrainConfig) -> None:
     """Refuse a value of the wrong type (``iterations=abc``) with its field and the type."""
     hints = typing.get_type_hints(TrainConfig)
     for item in dataclasses.fields(TrainConfig):
         value = getattr(config, item.name)
+        if hints[item.name] is float and isinstance(value, str) and _FLOAT.fullmatch(value):
+            # YAML 1.1 reads 1e-3 (no dot) as text; it means the number.
+            value = float(value)
+            setattr(config, item.name, value)
         if not _accepts(hints[item.name], value):
             raise ConfigError(
                 f"{item.name}={value!r} is not a valid value: {item.name} takes "

@@ -1,6 +1,7 @@
-from spadegym.program import extract_boxed, read_difficulty
 import random
 import re
+
+from spadegym.program import extract_boxed, read_difficulty
 
 CATEGORIES = {
     "fruit": ["apricot", "banana", "cherry", "grape", "lemon", "mango", "peach", "pear", "plum"],

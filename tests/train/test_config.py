@@ -101,3 +101,17 @@ def test_cli_says_where_the_run_lives_and_when_it_is_complete(tmp_path, capsys):
     assert f"starting; workspace {workspace}" in capsys.readouterr().out
     assert main(args) == 0
     assert "is already complete (1 of 1 iterations)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text", ["1e-3", "1E-3", "+1e-3", "0.001"])
+def test_a_float_written_without_a_dot_is_a_number(text, tmp_path):
+    # YAML 1.1 (PyYAML) reads 1e-3 as text, on the command line and in a config file alike.
+    assert load_config(preset="tiny-cpu", overrides=[f"learning_rate={text}"]).learning_rate == 1e-3
+    path = tmp_path / "run.yaml"
+    path.write_text(f"learning_rate: {text}\n")
+    assert load_config(path, preset="tiny-cpu").learning_rate == 1e-3
+
+
+def test_text_is_still_not_a_float():
+    with pytest.raises(ConfigError, match="learning_rate='fast' is not a valid value"):
+        load_config(preset="tiny-cpu", overrides=["learning_rate=fast"])
