@@ -162,6 +162,8 @@ def main() -> None:
         "difference": round(difference, 4),
         "stderr": round(stderr, 4),
         "stderr_paired": round(stderr_paired, 4),
+        "stderr_trained": round(error_trained, 4),
+        "stderr_control": round(error_control, 4),
         "target_met": difference >= 3 * stderr,
         "iterations": trained.iterations,
         "learning_rate": trained.learning_rate,
