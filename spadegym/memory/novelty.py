@@ -144,7 +144,7 @@ class DedupConfig:
     code_copy: float = 0.88
     semantic_copy: float = 0.92
     semantic_near: float = 0.84
-    code_near: float = 0.48
+    code_near: float = 0.46
     candidates: int = 32
     behaviour: bool = True
 
