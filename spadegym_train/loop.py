@@ -405,6 +405,8 @@ class Run:
 
     def log_episodes(self, episodes: list[Any], it: int) -> None:
         """Write ``log_episodes`` of them to ``episodes.jsonl``, taking environments in turn."""
+        if self.config.log_episodes <= 0:
+            return
         by_env: dict[str, list[Any]] = {}
         for episode in episodes:
             if not episode.dropped:

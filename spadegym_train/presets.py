@@ -52,9 +52,9 @@ SMALL_CPU_ENVS = ["NumberPick-v0", "SumChoice-v0", "OddWordOut-v0"]
 choices, a second try for half the score, so one or two turns of a few dozen tokens.
 
 SmolLM2-135M-Instruct's win rates (mean outcome) at difficulty 1, measured with the preset's
-own sampling (temperature 0.7, no top-k) on 48 held-out seeds each by
+own sampling (temperature 0.7 over the whole vocabulary) on 48 held-out seeds each by
 ``benchmarks/bench_learning.py``: NumberPick 0.156, OddWordOut 0.146, SumChoice 0.333.
-With ``spadegym eval --llm smollm2 --temperature 1.0`` (transformers' default top-k of 50), 24
+With ``spadegym eval --llm smollm2 --temperature 1.0`` (which samples with top-p 0.95), 24
 episodes each: NumberPick 0.27, SumChoice 0.27. NextInLine (0.06) ships but is left out: too
 few wins to learn from at this size. The library's longer puzzles are out of reach (one win
 in 30 episodes over ten of them)."""

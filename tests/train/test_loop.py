@@ -158,3 +158,18 @@ def test_two_player_outcomes_count_as_win_rates(tiny):
         stats = memory.stats(env_id)
         assert stats.n_plain == 4 and stats.win_rate == 0.0
         assert memory.too_hard(k=5)[0].env_id == env_id  # filed too hard, at 0, not at -1
+
+
+def test_episodes_log_takes_environments_in_turn(tiny, tmp_path):
+    import json
+
+    config = tiny(mode="fixed", pool_size=3, plays_per_env=2, hint_plays="never", log_episodes=4)
+    train(config)
+    lines = [json.loads(x) for x in (Path(config.workspace) / "episodes.jsonl").open()]
+    assert [line["iteration"] for line in lines] == [0] * 4 + [1] * 4
+    first = [line["env"] for line in lines[:4]]
+    assert len(set(first[:3])) == 3 and first[3] == first[0]  # one of each, then round two
+    assert all(line["turns"] and "reply" in line["turns"][0] for line in lines)
+    off = tiny(mode="fixed", pool_size=3, log_episodes=0, workspace=str(tmp_path / "off"))
+    train(off)
+    assert not (tmp_path / "off" / "episodes.jsonl").exists()
