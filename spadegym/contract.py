@@ -1,4 +1,4 @@
-"""The numbers, lists and rules of the environment program contract (v1.1), in one place.
+"""The numbers, lists and rules of the environment program contract (v1.2), in one place.
 
 ``docs/CONTRACT.md`` is the prose; this module is what the policy, the sandbox, the
 validator, the memory and the designer prompt read, so that none of them can drift from the
@@ -8,12 +8,13 @@ others.
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from spadegym.errors import ConfigError
 
-CONTRACT_VERSION = "1.1"
+CONTRACT_VERSION = "1.2"
 
 MAX_PROGRAM_BYTES = 64 * 1024
 """A program, or a raw designer reply, is at most 64 KiB of UTF-8."""
@@ -193,3 +194,94 @@ RESERVED_INFO_KEYS: tuple[str, ...] = (
     "final_observation",
 )
 """Info keys that spadegym's wrappers (``ProgramEnv``, ``EnvBatch``) write; programs may not."""
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring: the outcome of an episode, "solved", regret and the chance-adjusted win rate.
+# Validation, evaluation, the memory's statistics, the dataset and the trainer's rewards all
+# read these, so a win means the same thing everywhere.
+
+SOLVED_OUTCOME = 1.0
+"""The outcome of a solved episode (section 3): the last reward of a terminated episode."""
+
+_SOLVED_TOLERANCE = 1e-9
+"""Outcomes are floats that crossed JSON; this much below 1.0 still counts as solved."""
+
+
+def is_solved(outcome: float | None) -> bool:
+    """Whether an episode outcome counts as solved (1.0, within float rounding)."""
+    return outcome is not None and outcome >= SOLVED_OUTCOME - _SOLVED_TOLERANCE
+
+
+def clip_reward(value: Any) -> float:
+    """A reward or outcome as a float in ``[-1, 1]``; anything not finite counts as 0."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return max(REWARD_MIN, min(REWARD_MAX, number)) if math.isfinite(number) else 0.0
+
+
+def episode_outcome(
+    reward: float, terminated: bool, info: dict, num_players: int, mover: int = 0
+) -> Any:
+    """The contract's outcome of an episode that ended on this step.
+
+    One player: the last reward if the episode terminated, else 0.0. Two players: the program's
+    ``info["outcome"]`` (``[r0, r1]``) when it gives a well-formed one; otherwise, if the game
+    terminated, the mover's reward and its negation (zero-sum), else ``[0.0, 0.0]``.
+
+    Args:
+        reward: the last step's reward (the mover's, in a two-player game).
+        terminated: whether the program ended the episode.
+        info: the last step's info.
+        num_players: 1 or 2.
+        mover: the seat that made the last move (two-player games).
+    """
+    if num_players != 2:
+        return clip_reward(reward) if terminated else 0.0
+    outcome = info.get("outcome")
+    if isinstance(outcome, list) and len(outcome) == 2:
+        return [clip_reward(outcome[0]), clip_reward(outcome[1])]
+    if not terminated:
+        return [0.0, 0.0]
+    mine = clip_reward(reward)
+    return [mine, -mine] if mover == 0 else [-mine, mine]
+
+
+def as_win_rate(outcome: float, num_players: int) -> float:
+    """An outcome on the win-rate scale: two-player results in [-1, 1] become (r + 1) / 2."""
+    return (outcome + 1.0) / 2.0 if num_players == 2 else outcome
+
+
+def regret(hint_rate: float, plain_rate: float) -> float:
+    """SPADE's regret: how much better the solver does with the hint, never below 0."""
+    return max(0.0, hint_rate - plain_rate)
+
+
+def chance_adjusted(win_rate: float, floor: float | None) -> float:
+    """A win rate read against the environment's chance floor: ``(win - floor) / (1 - floor)``.
+
+    The floor is the best score of the cheap shortcut solvers validation plays (a random
+    listed option, a number copied from the observation, ...). 0 means no better than the
+    best shortcut, 1 means always solved; below 0 means worse than the shortcut. A floor of
+    ``None`` (not measured, two-player games) reads the rate as it is; a floor of 1 or more
+    leaves nothing to learn, so every rate reads 0.
+
+    Args:
+        win_rate: the mean outcome (win-rate scale).
+        floor: the environment's chance floor, in ``[0, 1]``, or ``None``.
+    """
+    if floor is None:
+        return win_rate
+    floor = max(0.0, floor)
+    if floor >= 1.0 - _SOLVED_TOLERANCE:
+        return 0.0
+    return (win_rate - floor) / (1.0 - floor)
+
+
+def environment_kind(num_players: int | None, tool_env: bool) -> str:
+    """The kind of an environment (``KINDS``) from what loading it tells."""
+    if num_players == 2:
+        return "two_player"
+    return "tool" if tool_env else "puzzle"

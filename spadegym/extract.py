@@ -116,6 +116,8 @@ def extract_program(reply: str) -> Extraction:
     # A program is what a reader of the rendered reply sees: HTML comments hide text.
     visible = _hide_comments(text)
     from_json = _from_json(visible)
+    if from_json is None:
+        from_json = _json_after_prose(visible)
     if from_json is not None:
         return from_json
 
@@ -237,6 +239,15 @@ def _from_json(text: str) -> Extraction | None:
     return Extraction(_tidy(code), "json", "")
 
 
+def _json_after_prose(text: str) -> Extraction | None:
+    """A JSON object with a ``"code"`` field after lines of prose ("Here is my environment:")."""
+    start = text.find("\n{")
+    if start < 0:
+        return None
+    found = _from_json(text[start + 1 :])
+    return found if found is not None and found.code is not None else None
+
+
 def _json_block(text: str) -> Extraction | None:
     """The program of the last closed ```` ```json ```` (or unlabelled) block, if any.
 
@@ -323,6 +334,10 @@ def _dedent(content: str, indent: str) -> str:
     return "\n".join(lines)
 
 
+_LOOKS_LIKE_CODE = re.compile(r"(?:import |from \S+ import |class |def |@|#|\"\"\"|\'\'\')")
+"""How a Python file starts (a reply of prose starts otherwise)."""
+
+
 def _whole_reply(text: str) -> Extraction:
     """Take the whole reply when it is itself a Python program defining an ``...Env`` class."""
     if _ENV_CLASS.search("\n" + text) is None:
@@ -330,6 +345,9 @@ def _whole_reply(text: str) -> Extraction:
     try:
         tree = compat.parse(text)
     except SyntaxError as exc:
+        if _LOOKS_LIKE_CODE.match(text.lstrip()):
+            # A program file with a mistake in it: the syntax check names the line.
+            return Extraction(_tidy(text, keep_leading_lines=True), "whole_reply", "")
         return _none(
             "No fenced code block found, and the reply as a whole is not Python "
             f"(line {exc.lineno}: {exc.msg}). {_ASK}"

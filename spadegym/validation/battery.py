@@ -2,7 +2,8 @@
 
 Order: extract -> size -> syntax -> policy -> structure -> load (in the sandbox) -> api
 (contract values, Gymnasium's ``check_env``) -> solvable -> procedural -> ends -> determinism
--> not_trivial -> robust (hypothesis) -> values -> isolation -> reset -> privileged -> hint ->
+-> not_trivial -> shortcuts (cheap solvers that do not play the game; the chance floor) -> robust
+(hypothesis) -> values -> isolation -> reset -> privileged -> hint ->
 budget -> novelty (when a memory is given). The gates up to ``api`` stop at the first failure
 (nothing after them can run); the behavioural checks after it all run, so the designer hears
 every problem at once. Later checks reuse what earlier ones played: ``values`` reads every
@@ -21,12 +22,12 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from spadegym import compat
+from spadegym import compat, contract
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.extract import extract_program
 from spadegym.sandbox import fresh_worker
 from spadegym.sandbox.pool import Worker
-from spadegym.validation import checks, gates, random_play, state, static, values
+from spadegym.validation import checks, floor, gates, random_play, state, static, values
 from spadegym.validation.budget import Clock, OutOfTime, check_budget
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.context import Context
@@ -48,6 +49,7 @@ CHECK_ORDER = (
     "ends",
     "determinism",
     "not_trivial",
+    "shortcuts",
     "robust",
     "values",
     "isolation",
@@ -74,6 +76,7 @@ BEHAVIOUR: tuple[tuple[str, Callable[[Context], str | None]], ...] = (
     ("ends", random_play.check_game_ends),
     ("determinism", checks.check_determinism),
     ("not_trivial", checks.check_not_trivial),
+    ("shortcuts", floor.check_shortcuts),
     ("robust", _robust),
     ("values", values.check_values),
     ("isolation", state.check_isolation),
@@ -83,6 +86,16 @@ BEHAVIOUR: tuple[tuple[str, Callable[[Context], str | None]], ...] = (
     ("budget", check_budget),
 )
 """The checks after the gates, in order; each sees what the earlier ones learned."""
+
+NEEDS: dict[str, tuple[str, ...]] = {
+    "procedural": ("solvable",),
+    "shortcuts": ("solvable", "determinism", "not_trivial"),
+    "values": ("robust",),
+    "hint": ("solvable",),
+}
+"""Checks that judge with what an earlier check established: after that one failed they would
+only repeat its cause in other words (a failing ``solution()`` is no evidence that seeds are
+alike), so they are not run and the designer hears the first cause."""
 
 
 class _Run:
@@ -221,7 +234,7 @@ def _dynamic(
     info, problem = gates.check_load(code, worker, run.tree, run.cls)
     if not run.record("load", problem, t):
         return
-    kind = "two_player" if info.num_players == 2 else "tool" if info.tool_env else "puzzle"
+    kind = contract.environment_kind(info.num_players, info.tool_env)
     run.facts.update(
         skill=info.skill, max_turns=info.max_turns, num_players=info.num_players or 1, kind=kind
     )
@@ -240,7 +253,10 @@ def _dynamic(
         if not run.record("api", gates.check_api(ctx, code), t):
             return
         generation = worker.generation
+        failed: set[str] = set()
         for name, check in BEHAVIOUR:
+            if failed.intersection(NEEDS.get(name, ())):
+                continue  # listed as not run: its cause is already reported
             t = time.perf_counter()
             clock.check_total()
             try:
@@ -250,7 +266,8 @@ def _dynamic(
                 problem = check(ctx)
             except ProgramError as exc:
                 problem = f"The program failed: {exc}"
-            run.record(name, problem, t)
+            if not run.record(name, problem, t):
+                failed.add(name)
     except OutOfTime as exc:
         run.record("budget", str(exc), t)
     finally:

@@ -36,6 +36,19 @@ class ValidationConfig:
     trivial_seeds: int = 3
     """Seeds on which trivial replies, filler text and another seed's solution are tried."""
 
+    shortcut_seeds: int = 16
+    """Seeds each promising shortcut solver plays, and again as many fresh seeds to confirm the
+    best one (``spadegym.validation.floor``); 0 turns the shortcut check and the floor off."""
+
+    shortcut_turns: int = 4
+    """Turns a shortcut solver plays at most (a reply that does not read the game has nothing
+    new to say later; four turns let a cycler try four listed options)."""
+
+    shortcut_threshold: float = 0.8
+    """Share of instances a shortcut solver may solve (outcome 1.0) before it counts as winning
+    nearly every instance and the program is rejected (``spadegym.validation.floor`` says why
+    0.8). Partial credit earned without playing is not rejected: it raises the floor."""
+
     random_games: int = 3
     """Two-player games played with random legal moves; each must end within ``max_turns``."""
 
@@ -79,6 +92,20 @@ class ValidationConfig:
             raise ConfigError(
                 f"large_seeds={self.large_seeds}, random_games={self.random_games}: "
                 "use 0 to skip, not a negative count."
+            )
+        if self.shortcut_seeds < 0 or self.shortcut_turns < 1:
+            raise ConfigError(
+                f"shortcut_seeds={self.shortcut_seeds}, shortcut_turns={self.shortcut_turns}: "
+                "use shortcut_seeds=0 to skip the shortcut check, and at least 1 turn."
+            )
+        if self.shortcut_seeds and self.shortcut_seeds < 8:
+            raise ConfigError(
+                f"shortcut_seeds={self.shortcut_seeds}: a shortcut is judged over at least 8 "
+                "seeds (fewer cannot tell luck from a shortcut); use 0 to skip the check."
+            )
+        if not 0.0 < self.shortcut_threshold <= 1.0:
+            raise ConfigError(
+                f"shortcut_threshold={self.shortcut_threshold!r}: a mean outcome in (0, 1]."
             )
         if not self.step_budget > 0 or not self.total_budget > 0:
             raise ConfigError(

@@ -58,6 +58,10 @@ class ProgramProperties:
         step_ms_max: the slowest of them.
         peak_memory_mb: the worker's peak resident memory.
         novelty: the comparison with the memory (only when a memory judged it).
+        floor: the chance floor: the best mean outcome of the shortcut solvers (cheap policies
+            that do not play the game), measured on fresh seeds; win rates are read against
+            it (``spadegym.contract.chance_adjusted``). ``None`` for two-player games.
+        floor_shortcut: the shortcut that set the floor.
     """
 
     title: str | None = None
@@ -74,6 +78,8 @@ class ProgramProperties:
     step_ms_max: float | None = None
     peak_memory_mb: float | None = None
     novelty: Novelty | None = None
+    floor: float | None = None
+    floor_shortcut: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The facts that are known, as a JSON-ready dict (unknown ones are left out)."""

@@ -1,5 +1,8 @@
 """The contract's values at run time, over every transcript the battery played.
 
+Any step that raised or returned a value outside the contract, on any reply any check sent
+(shortcut solvers included), fails here: a path only one probe reached is still a path.
+
 The worker already checks types, lengths, reward ranges and JSON-ness of each value. What it
 cannot know is checked here, on the episodes the other checks played (no extra calls):
 observations lie in the Gymnasium observation space (printable text), infos leave the keys
@@ -22,6 +25,11 @@ def check_values(ctx: Context) -> str | None:
     space = observation_space()
     watched = set(contract.RESERVED_INFO_KEYS) | ({"outcome"} if ctx.two_player else set())
     for episode in ctx.played:
+        if episode.error is not None and episode.error.kind in _PROGRAM_FAULTS:
+            return (
+                f"{ctx.episode_failure(episode)}. step() must never raise and must return "
+                "values within the contract for any reply."
+            )
         rows = episode.transcript
         for turn in range(0 if episode.first_observation else 1, len(rows) + 1):
             observation, info = (
@@ -41,6 +49,11 @@ def check_values(ctx: Context) -> str | None:
                 where = f"step() on turn {turn} (action {_show(sent[-1])})" if turn else "reset()"
                 return f"{seed_name(episode.seed)}: {where} {problem}"
     return None
+
+
+_PROGRAM_FAULTS = ("exception", "contract")
+"""Failures of the program itself on a reply the battery sent (the worker checks the values of
+every step: types, lengths, finite rewards in range, JSON infos)."""
 
 
 def _plainly_in_space(observation: str) -> bool:
