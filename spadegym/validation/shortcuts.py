@@ -23,6 +23,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 TEMPLATE_SLOT = "{}"
 """Where the answer goes in a reply template (``reply_template``)."""
@@ -344,3 +345,47 @@ def by_name(name: str, template: str = BARE, max_turns: int = 4) -> Shortcut:
     if name not in family:
         raise KeyError(f"no shortcut named {name!r}; the shortcuts are: {', '.join(family)}")
     return family[name]
+
+
+BOXED_TEMPLATE = "\\boxed{" + TEMPLATE_SLOT + "}"
+"""The answer format every solver prompt asks for."""
+
+
+class ShortcutSolver:
+    """A shortcut as a ``spadegym.play`` solver, so it plays through the same loop as a model.
+
+    Benchmarks measure an environment's floor on their own held-out seeds with it, and the
+    trainer's leak check plays it on hinted observations. Each reply reads the conversation's
+    last user message (the current observation) and the solver's own earlier replies; the
+    generator of a turn is seeded from ``seed``, the first observation and the turn, so a
+    replay of the same episode gives the same replies.
+
+    Args:
+        shortcut: the policy.
+        template: the program's answer format (``reply_template``); ``BOXED_TEMPLATE`` by
+            default, the format every solver prompt asks for.
+        seed: varies the random choices between runs.
+    """
+
+    def __init__(self, shortcut: Shortcut, template: str = BOXED_TEMPLATE, seed: int = 0):
+        self.shortcut = shortcut
+        self.template = template
+        self.seed = seed
+
+    def respond(self, requests: Sequence[list[dict]]) -> list[Any]:
+        """One reply per conversation."""
+        from spadegym.play import Reply  # the solver loop's type; play does not import this
+
+        replies = []
+        for messages in requests:
+            users = [m["content"] for m in messages if m.get("role") == "user"]
+            sent = [m["content"] for m in messages if m.get("role") == "assistant"]
+            first = users[0] if users else ""
+            play = Play(
+                users[-1] if users else "",
+                sent=sent,
+                rng=random.Random(f"{self.seed}:{len(sent)}:{first}"),
+                template=self.template,
+            )
+            replies.append(Reply(self.shortcut.reply(play)))
+        return replies
