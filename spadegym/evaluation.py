@@ -90,6 +90,8 @@ class EnvResult:
         has_hint: whether the program has a ``hint()``.
         plain: outcomes without the hint.
         hinted: outcomes with the hint.
+        floor: the environment's chance floor (its manifest's: the best shortcut solver's
+            mean outcome), or ``None`` where none was measured.
     """
 
     env_id: str
@@ -99,6 +101,7 @@ class EnvResult:
     has_hint: bool
     plain: list[float] = field(default_factory=list)
     hinted: list[float] = field(default_factory=list)
+    floor: float | None = None
 
     @property
     def two_player(self) -> bool:
@@ -120,12 +123,25 @@ class EnvResult:
         """``max(0, mean(hint) - mean(plain))``; None without both kinds of play."""
         if self.win_rate_plain is None or self.win_rate_hint is None:
             return None
-        return max(0.0, self.win_rate_hint - self.win_rate_plain)
+        return contract.regret(self.win_rate_hint, self.win_rate_plain)
+
+    @property
+    def adjusted(self) -> float | None:
+        """The plain win rate read against the floor, ``(win - floor) / (1 - floor)``.
+
+        0 is what a shortcut solver that does not play scores, 1 is always solved, below 0 is
+        worse than the shortcut; ``None`` without plain plays or without a floor.
+        """
+        if self.win_rate_plain is None or self.floor is None:
+            return None
+        return contract.chance_adjusted(self.win_rate_plain, self.floor)
 
     @property
     def solved(self) -> float | None:
         """Share of plain plays with outcome 1 (solved outright)."""
-        return sum(o >= 1.0 for o in self.plain) / len(self.plain) if self.plain else None
+        if not self.plain:
+            return None
+        return sum(map(contract.is_solved, self.plain)) / len(self.plain)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary."""
@@ -135,6 +151,7 @@ class EnvResult:
             "win_rate_hint": self.win_rate_hint,
             "regret": self.regret,
             "solved": self.solved,
+            "adjusted": self.adjusted,
         }
 
 
@@ -152,6 +169,8 @@ def _summary(results: Sequence[EnvResult]) -> dict[str, Any]:
         "win_rate_hint": _mean([r.win_rate_hint for r in results]),
         "regret": _mean([r.regret for r in results]),
         "solved": _mean([r.solved for r in results]),
+        "floor": _mean([r.floor for r in results]),
+        "adjusted": _mean([r.adjusted for r in results]),
     }
 
 
@@ -226,24 +245,30 @@ class EvalReport:
 
         lines = [
             f"{'environment':<34} {'skill':<22} {'plain':>6} {'hint':>6} {'regret':>6} "
-            f"{'solved':>6}"
+            f"{'solved':>6} {'floor':>6} {'adj.':>6}"
         ]
         for e in self.one_player:
             lines.append(
                 f"{e.env_id[:34]:<34} {e.skill[:22]:<22} {num(e.win_rate_plain):>6} "
-                f"{num(e.win_rate_hint):>6} {num(e.regret):>6} {num(e.solved):>6}"
+                f"{num(e.win_rate_hint):>6} {num(e.regret):>6} {num(e.solved):>6} "
+                f"{num(e.floor):>6} {num(e.adjusted):>6}"
             )
         if self.one_player:
             lines.append("")
             lines.append(
-                f"{'skill':<34} {'envs':>4} {'plain':>6} {'hint':>6} {'regret':>6} {'solved':>6}"
+                f"{'skill':<34} {'envs':>4} {'plain':>6} {'hint':>6} {'regret':>6} {'solved':>6} "
+                f"{'floor':>6} {'adj.':>6}"
             )
             for skill, s in [*self.per_skill().items(), ("overall", self.overall())]:
                 lines.append(
                     f"{skill[:34]:<34} {s['envs']:>4} {num(s['win_rate_plain']):>6} "
                     f"{num(s['win_rate_hint']):>6} {num(s['regret']):>6} "
-                    f"{num(s['solved']):>6}"
+                    f"{num(s['solved']):>6} {num(s['floor']):>6} {num(s['adjusted']):>6}"
                 )
+            lines.append(
+                "floor: what a shortcut solver that does not play scores; adj.: the plain win "
+                "rate read against it, (plain - floor) / (1 - floor)."
+            )
         if self.two_player:
             lines.append("")
             lines.append(
@@ -277,6 +302,7 @@ class _Target:
     skill: str
     kind: str
     first_observation: str
+    floor: float | None = None
 
 
 def _targets(
@@ -329,6 +355,7 @@ def _targets(
             e.manifest.skill or "-",
             e.manifest.kind,
             e.manifest.first_observation,
+            e.manifest.floor,
         )
         for e in chosen
     ]
@@ -437,6 +464,7 @@ def evaluate(
                     has_hint,
                     plain=[e.outcome[0] for e in mine if not e.spec.hint_play],
                     hinted=[e.outcome[0] for e in hint_plays if not e.dropped],
+                    floor=target.floor,
                 )
                 results.append(result)
                 all_episodes += [_episode_result(e) for e in mine if not e.dropped]

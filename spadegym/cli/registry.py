@@ -442,6 +442,15 @@ def run_show(args: argparse.Namespace) -> int:
     except RegistryError as exc:
         return _fail("show", str(exc))
     print(terminal(env.manifest.to_json()))
+    floor = env.manifest.floor
+    if floor is not None:
+        by = env.manifest.validation.properties.get("floor_shortcut") or "a shortcut solver"
+        print(
+            terminal(
+                f"# chance floor {floor:.2f} ({by}): what a solver scores without playing; "
+                "read win rates against it"
+            )
+        )
     print(terminal(f"# {env.path / 'env.py'}"))
     print(terminal(source))
     return 0

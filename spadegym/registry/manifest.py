@@ -34,6 +34,8 @@ SUMMARY_PROPERTIES = (
     "step_ms_max",
     "peak_memory_mb",
     "novelty",
+    "floor",
+    "floor_shortcut",
 )
 """Validation properties worth keeping in the manifest (the hint text is privileged: left out)."""
 
@@ -119,6 +121,15 @@ class Manifest(BaseModel):
     stats: PlayStatistics = Field(default_factory=PlayStatistics)
     spadegym_version: str = ""
     contract_version: str = contract.CONTRACT_VERSION
+
+    @property
+    def floor(self) -> float | None:
+        """The chance floor validation measured: the best shortcut solver's mean outcome.
+
+        ``None`` for two-player games and for manifests written before the floor existed.
+        """
+        value = self.validation.properties.get("floor")
+        return float(value) if type(value) in (int, float) else None
 
     @property
     def folder(self) -> str:

@@ -15,8 +15,15 @@ from typing import Any
 
 from spadegym import contract
 from spadegym.errors import ProgramError
-from spadegym.validation.context import Context, first_difference, same_game, seed_name
+from spadegym.validation.context import (
+    PROBE_ACTIONS,
+    Context,
+    first_difference,
+    same_game,
+    seed_name,
+)
 from spadegym.validation.episodes import Episode
+from spadegym.validation.floor import SEED_RANGES, shortcut_seeds
 from spadegym.validation.leak import hint_leak
 
 TRIVIAL_REPLIES = {"an empty reply": "", "an empty \\boxed{}": "\\boxed{}"}
@@ -152,10 +159,22 @@ def check_determinism(ctx: Context) -> str | None:
                 for _ in range(cfg.determinism_runs)
             ]
         )
+    # A whole episode of probe replies too, to max_turns: randomness that starts late in a
+    # game (turn 3, after a short solution has ended) shows only in a long one.
+    probes = (PROBE_ACTIONS * ctx.max_turns)[: ctx.max_turns]
+    if not ctx.two_player and probes != ctx.actions_for(seeds[0]):
+        runs.append(
+            [
+                Episode(seed=seeds[0], actions=probes, label="determinism")
+                for _ in range(cfg.determinism_runs)
+            ]
+        )
     ctx.kept = [e for group in runs for e in group]
     ctx.kept_generation = ctx.worker.generation
     ctx.play(ctx.kept, ctx.max_turns, keep=True)  # the reset check resets them again
-    ctx.baselines = {group[0].seed: group[0] for group in runs}
+    ctx.baselines = {}
+    for group in runs:  # the first run of each seed is what later replays compare with
+        ctx.baselines.setdefault(group[0].seed, group[0])
     for group in runs:
         for other in group[1:]:
             if not same_game(other, group[0]):
@@ -177,8 +196,11 @@ def check_not_trivial(ctx: Context) -> str | None:
     seeds = list(range(cfg.trivial_seeds))
     if ctx.two_player:
         return _check_illegal_move_loses(ctx)
+    # One seed of each range players draw from too: a program that behaves on small seeds
+    # and lets every reply win on the trainer's must not pass.
+    drawn = shortcut_seeds(ctx.code, len(SEED_RANGES), salt="trivial")
     episodes = []
-    for seed in seeds:
+    for seed in seeds + drawn:
         replies = {
             **TRIVIAL_REPLIES,
             "random words": random_words(seed),
@@ -190,7 +212,7 @@ def check_not_trivial(ctx: Context) -> str | None:
                 episodes.append(Episode(seed=seed, actions=[reply] * turns, label=label))
             else:
                 episodes.append(Episode(seed=seed, repeat=reply, label=label))
-        if len(ctx.solved) > 1:
+        if len(ctx.solved) > 1 and seed in seeds:
             donor = ctx.solved[(seed + 1) % len(ctx.solved)]
             if donor.seed != seed and donor.solution:
                 episodes.append(
@@ -210,17 +232,17 @@ def check_not_trivial(ctx: Context) -> str | None:
             paid = next((row for row in episode.transcript if row[1] > 0), None)
             if paid is not None:
                 return (
-                    f"Seed {episode.seed}: {FILLER_CHARS:,} characters of filler text with no "
-                    f"answer earned reward {paid[1]:g}. Reward only a correct answer, never the "
-                    "length or the words of a reply."
+                    f"{seed_name(episode.seed)}: {FILLER_CHARS:,} characters of filler text with "
+                    f"no answer earned reward {paid[1]:g}. Reward only a correct answer, never "
+                    "the length or the words of a reply."
                 )
         if episode.won():
             if episode.label.startswith("the solution"):
                 borrowed_wins += 1
                 continue
             return (
-                f"Seed {episode.seed}: {episode.label}, repeated every turn, wins. Winning "
-                "must require the right moves for this instance."
+                f"{seed_name(episode.seed)}: {episode.label}, repeated every turn, wins. "
+                "Winning must require the right moves for this instance, whatever the seed."
             )
     if borrowed_wins * 2 > len(seeds) and borrowed_wins > 0:
         return (

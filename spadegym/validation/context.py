@@ -115,6 +115,10 @@ class Context:
 
 def seed_name(seed: int) -> str:
     """``Seed N``, saying why a large seed is tried when it is one."""
+    if seed >= 2**32:
+        return f"Seed {seed} (a 63-bit seed: players may pass any int)"
+    if seed >= 2**31:
+        return f"Seed {seed} (a 32-bit seed, as numpy's generators draw)"
     if seed >= LARGE_SEED_MIN:
         return f"Seed {seed} (a large seed: the trainer draws seeds up to 2**31)"
     return f"Seed {seed}"

@@ -4,9 +4,9 @@ Every shortcut of ``spadegym.validation.shortcuts`` is played on every candidate
 stages, so the common case stays cheap and the verdict is read on seeds no choice saw:
 
 1. **Screen**: every shortcut on ``SCREEN_SEEDS`` seeds.
-2. **Promote**: shortcuts whose screen mean or solved share reaches ``PROMOTE_AT`` play the
-   rest of the first ``shortcut_seeds`` seeds. The best mean is the candidate for the floor,
-   the best solved share the candidate for rejection.
+2. **Promote**: shortcuts whose screen mean or solved share reaches ``PROMOTE_AT``, and the
+   random listed option always, play the rest of the first ``shortcut_seeds`` seeds. The
+   best mean is the candidate for the floor, the best solved share the one for rejection.
 3. **Confirm**: both play ``shortcut_seeds`` fresh seeds. The best's mean there is the chance
    floor (a fresh sample, so the max over many shortcuts does not inflate it), and the program
    is rejected when the other solves ``shortcut_threshold`` of all the instances it played.
@@ -43,10 +43,19 @@ from spadegym.errors import ProgramError
 from spadegym.sandbox import answer_or_error, answer_value, protocol
 from spadegym.validation.context import Context, first_difference, same_game, seed_name
 from spadegym.validation.episodes import Episode
-from spadegym.validation.shortcuts import Play, Shortcut, reply_template, shortcut_family
+from spadegym.validation.shortcuts import (
+    Play,
+    RandomOption,
+    Shortcut,
+    reply_template,
+    shortcut_family,
+)
 
 SCREEN_SEEDS = 2
 """Seeds every shortcut plays before the promising ones play more."""
+
+REPLAYS = 4
+"""Shortcut games (the longest) replayed at the end on new instances, to compare."""
 
 PROMOTE_AT = 0.25
 """Screen mean from which a shortcut plays the rest of the seeds (a single half win does)."""
@@ -173,6 +182,7 @@ def play_shortcuts(
                 roots[seed].episode.first_observation,
                 rng=random.Random(f"{ctx.config.fuzz_seed}:{seed}:{s.name}"),
                 template=template,
+                first=roots[seed].episode.first_observation,
             ),
         )
         for seed in seeds
@@ -325,7 +335,9 @@ def check_shortcuts(ctx: Context) -> str | None:
     first, fresh = seeds[: cfg.shortcut_seeds], seeds[cfg.shortcut_seeds :]
     screen = play_shortcuts(ctx, family, first[:SCREEN_SEEDS], template)
     plays = [screen]
-    promoted = [s for s in family if _promising(screen, s.name)]
+    # The fair guesser always plays on: it is the floor of every multiple-choice game, and two
+    # screen seeds are too few to see a one-in-three chance.
+    promoted = [s for s in family if _promising(screen, s.name) or isinstance(s, RandomOption)]
     if screen.error is None and promoted:
         more = play_shortcuts(ctx, promoted, first[SCREEN_SEEDS:], template)
         plays.append(more)
@@ -340,12 +352,12 @@ def check_shortcuts(ctx: Context) -> str | None:
     winner = max(family, key=lambda s: (screen.solved(s.name), -order[s.name]))
     judged = {s.name: dict(screen.outcomes[s.name]) for s in (best, winner)}
     floor = screen.mean(best.name)
-    if promoted:  # confirm on fresh seeds: the best of many is an optimistic estimate
+    if floor >= PROMOTE_AT or winner is not best:  # confirm: the best of many is optimistic
         confirm = play_shortcuts(
             ctx, list({best.name: best, winner.name: winner}.values()), fresh, template
         )
         plays.append(confirm)
-        problem = _errors([confirm]) or _replay(ctx, confirm)
+        problem = _errors([confirm])
         if problem:
             _remember(ctx, plays)
             return problem
@@ -353,6 +365,10 @@ def check_shortcuts(ctx: Context) -> str | None:
         for name in judged:
             judged[name].update(confirm.outcomes[name])
     _remember(ctx, plays)
+    longest = sorted(ctx.played[-sum(len(p.episodes) for p in plays) :], key=lambda e: -e.turns)
+    problem = _replay(ctx, [e for e in longest if e.error is None][:REPLAYS])
+    if problem:
+        return problem
     ctx.facts["floor"] = round(min(1.0, max(0.0, floor)), 4)
     ctx.facts["floor_shortcut"] = best.name
     outcomes = list(judged[winner.name].values())
@@ -391,13 +407,12 @@ def _errors(plays: list[ShortcutPlay]) -> str | None:
     return None
 
 
-def _replay(ctx: Context, confirm: ShortcutPlay) -> str | None:
-    """Replay the confirmation games on new instances: the same seed and replies, the same game.
+def _replay(ctx: Context, originals: list[Episode]) -> str | None:
+    """Replay shortcut games on new instances: the same seed and replies, the same game.
 
     They are made after every other instance of the battery, in the same worker, so state
     kept between instances (a class attribute, a counter) shows here.
     """
-    originals = [e for e in confirm.episodes if e.transcript]
     again = [
         Episode(seed=e.seed, actions=[row[5] for row in e.transcript], label="shortcut replay")
         for e in originals

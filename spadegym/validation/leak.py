@@ -8,6 +8,13 @@ most two characters of space or punctuation, spell exactly the answer's tokens r
 ``1 2 3``, ``1-2-3`` and ``１２３`` give away ``123``, while ``7`` is not found in ``17`` or
 ``seventy`` and ``-1`` is not ``1``. This matters most for one- and two-character answers,
 which turn up as parts of other words and numbers all the time.
+
+A designer paid for hints that help can also spell the answer out in other ways, so the hint
+is read a few more ways before the comparison: number words become digits ("sixty-six" is
+``66``, "one hundred and five thousand" is ``105000``, up to a million; "six six zero four" is
+``6 6 0 4``), separators between single characters may be wider (``6 | 6 | 0 | 4``), single
+characters may stand among other words ("6, then 6, then 0, then 4", for answers of three
+or more characters), and the answer may be written backwards (``4066``, "olleh").
 """
 
 from __future__ import annotations
@@ -19,8 +26,28 @@ _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _TOKEN = re.compile(r"[^\W_]+")
 _DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d", "-"))
-_MAX_GAP = 2
-"""Characters of space or punctuation allowed between the tokens that spell an answer."""
+_MAX_GAP = 3
+"""Characters of space or punctuation allowed between the tokens that spell an answer
+(``6 | 6`` has three)."""
+
+MIN_SPREAD_CHARS = 3
+"""Answers at least this long are also looked for one character per token among other words,
+and backwards (shorter ones turn up that way by chance)."""
+
+_UNITS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    w: 10 * n
+    for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
+}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_WORD = r"\b(?:" + "|".join([*_TENS, *_UNITS, *_SCALES, "and", "a"]) + r")\b"
+_NUMBER_WORDS = re.compile(_WORD + r"(?:[\s-]+" + _WORD + r")*")
 
 MIN_REPLY_CHARS = 8
 """A whole solution reply at least this long found in the hint is a leak too."""
@@ -51,12 +78,82 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def words_to_numbers(text: str) -> str:
+    """Number words in ``text`` as digits: "forty-two" -> ``42``, "six six" -> ``6 6``."""
+    out: list[str] = []
+    last = 0
+    for run in _NUMBER_WORDS.finditer(text):
+        words = [w for w in re.split(r"[\s-]+", run.group().strip()) if w]
+        while words and words[-1] in ("and", "a"):
+            words.pop()
+        if not words or all(w in ("and", "a") for w in words):
+            continue
+        value = _spoken_number(words)
+        if value is None:
+            continue
+        end = run.start() + len(run.group().rstrip())
+        gap = " " if text[end : end + 1].isalnum() else ""
+        out.append(text[last : run.start()] + value + gap)
+        last = end
+    return "".join(out) + text[last:]
+
+
+def _spoken_number(words: list[str]) -> str | None:
+    """A run of number words as digits; single digits said one by one stay apart."""
+    if words[0] in ("and", "a") and len(words) == 1:
+        return None
+    if len(words) > 1 and all(w in _UNITS and _UNITS[w] < 10 for w in words):
+        return " ".join(str(_UNITS[w]) for w in words)
+    total = current = 0
+    seen = False
+    for k, word in enumerate(words):
+        if word == "a" and not (k + 1 < len(words) and words[k + 1] in _SCALES):
+            continue  # "a" is one only in "a hundred", "a thousand"
+        if word in _UNITS:
+            current += _UNITS[word]
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word == "a":
+            current += 1
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word in ("thousand", "million"):
+            total += max(current, 1) * _SCALES[word]
+            current = 0
+        else:
+            continue
+        seen = True
+    return str(total + current) if seen else None
+
+
 def contains_answer(hint: str, answer: str) -> bool:
-    """Whether ``answer`` appears in ``hint`` as a run of whole tokens (see the module)."""
+    """Whether ``answer`` appears in ``hint`` as a run of whole tokens, however spelled.
+
+    See the module: number words, wider separators, one character per token among other
+    words, and backwards.
+    """
     key = "".join(t for t, _, _ in tokens(normalise(answer)))
     if not key:
         return False
-    found = tokens(normalise(hint))
+    text = normalise(hint)
+    # "one" and "two" are everyday words: number words count for answers of 2+ characters.
+    readings = [text, words_to_numbers(text)] if len(key) >= 2 else [text]
+    for reading in readings:
+        found = tokens(reading)
+        if _spelled(found, key):
+            return True
+        if (len(key) >= MIN_SPREAD_CHARS and not key.isalpha()) or len(key) >= 5:
+            singles = [t for t, _, _ in found if len(t) == 1]
+            joined = "".join(singles)
+            if key in joined or key[::-1] in joined:
+                return True
+        if len(key) >= MIN_SPREAD_CHARS and _spelled(found, key[::-1]):
+            return True
+    return False
+
+
+def _spelled(found: list[tuple[str, int, int]], key: str) -> bool:
+    """Whether consecutive tokens of ``found``, close together, spell exactly ``key``."""
     for i, (first, _, end) in enumerate(found):
         if not key.startswith(first):
             continue

@@ -84,6 +84,10 @@ def _clean(piece: str) -> str:
 
 def _as_list(text: str) -> list[str]:
     items = [_clean(p) for p in _SPLIT.split(text)]
+    if len(items) >= 3 and all(len(p.split()) == 1 for p in items[1:-1]):
+        # "Cups 1, 2, 3, 4 on the table": the ends carry words of the sentence around them.
+        items[0] = items[0].split()[-1] if items[0] else ""
+        items[-1] = items[-1].split()[0] if items[-1] else ""
     items = [p for p in items if p and p != "..." and len(p) <= MAX_OPTION_CHARS]
     return items if len(items) >= 2 and all(len(p.split()) <= 4 for p in items) else []
 
@@ -126,6 +130,7 @@ class Play:
 
     Attributes:
         observation: the current observation (the first one on turn 0).
+        first: the episode's first observation.
         sent: the replies this shortcut sent in this episode, in order.
         rng: the episode's generator (seeded, so a shortcut's play is reproducible).
         template: the program's answer format (``reply_template``).
@@ -135,11 +140,23 @@ class Play:
     sent: list[str] = field(default_factory=list)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     template: str = BARE
+    first: str = ""
 
     @property
     def turn(self) -> int:
         """Replies sent so far (0 on the first turn)."""
         return len(self.sent)
+
+    def options(self) -> list[str]:
+        """The options on show: listed ones, else numbers; the first observation's if none.
+
+        A game often lists its choices once and answers a wrong guess with "Try again."
+        """
+        for text in (self.observation, self.first):
+            found = listed_options(text) or numbers(text)
+            if found:
+                return found
+        return []
 
 
 @dataclass(frozen=True)
@@ -202,7 +219,7 @@ class ListedOption(Shortcut):
 
     def choose(self, play: Play) -> str | None:
         """See ``Shortcut.choose``."""
-        options = listed_options(play.observation) or numbers(play.observation)
+        options = play.options()
         if not options:
             return None
         if self.which == "last":
@@ -221,7 +238,7 @@ class RandomOption(Shortcut):
 
     def choose(self, play: Play) -> str | None:
         """See ``Shortcut.choose``."""
-        options = listed_options(play.observation) or numbers(play.observation)
+        options = play.options()
         tried = set(play.sent)
         fresh = [o for o in options if play.template.replace(TEMPLATE_SLOT, o, 1) not in tried]
         fresh = [o for o in fresh if o not in tried]
@@ -246,7 +263,7 @@ class RepeatFirst(Shortcut):
         """See ``Shortcut.choose``."""
         if play.sent:
             return play.sent[0]
-        options = listed_options(play.observation) or numbers(play.observation)
+        options = play.options()
         return options[0] if options else None
 
     def reply(self, play: Play) -> str:
@@ -386,6 +403,7 @@ class ShortcutSolver:
                 sent=sent,
                 rng=random.Random(f"{self.seed}:{len(sent)}:{first}"),
                 template=self.template,
+                first=first,
             )
             replies.append(Reply(self.shortcut.reply(play)))
         return replies

@@ -132,8 +132,11 @@ def _prefix(episode: Episode, like: Episode) -> Episode:
 
 def _unstable(ctx: Context, seed: int) -> bool:
     """Whether the determinism runs of ``seed`` already differed (judged there, not here)."""
-    runs = [e for e in ctx.kept if e.seed == seed]
-    return any(not same_game(e, runs[0]) for e in runs[1:])
+    groups: dict[tuple[str, ...], list[Episode]] = {}
+    for episode in ctx.kept:
+        if episode.seed == seed:
+            groups.setdefault(tuple(episode.actions or ()), []).append(episode)
+    return any(not same_game(e, runs[0]) for runs in groups.values() for e in runs[1:])
 
 
 def check_isolation(ctx: Context) -> str | None:
