@@ -207,6 +207,11 @@ def contract_rules() -> str:
         "was wrong in the observation.",
         "Not trivial: an empty reply, an empty \\boxed{}, or random words repeated never win, "
         "and one seed's solution does not win most other seeds.",
+        "No shortcut: a fixed word, a number or option copied from the observation, the first "
+        "or last option, the observation echoed back, or a long reply must not win nearly every "
+        "instance: never show the answer, shuffle options with the seeded generator, judge a "
+        "reply's content and not its length. A random option may win by chance; the best "
+        "shortcut's score is the game's chance floor, and a game rewards skill above it.",
         "Fast: reset and step finish well under a second.",
         f"Imports from this list only: {imports}.",
         "No files, network, processes, threads, clock, eval/exec, getattr/setattr, and no "
