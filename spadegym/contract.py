@@ -227,9 +227,10 @@ def episode_outcome(
 ) -> Any:
     """The contract's outcome of an episode that ended on this step.
 
-    One player: the last reward if the episode terminated, else 0.0. Two players: the program's
-    ``info["outcome"]`` (``[r0, r1]``) when it gives a well-formed one; otherwise, if the game
-    terminated, the mover's reward and its negation (zero-sum), else ``[0.0, 0.0]``.
+    One player: the last reward if the episode terminated, else 0.0. Two players: ``[0.0, 0.0]``
+    unless the game terminated; then the program's ``info["outcome"]`` (``[r0, r1]``) when it
+    gives a well-formed one, else the mover's reward and its negation (zero-sum). Values are
+    clipped to ``[-1, 1]``, anything not finite counting as 0.
 
     Args:
         reward: the last step's reward (the mover's, in a two-player game).
@@ -240,11 +241,11 @@ def episode_outcome(
     """
     if num_players != 2:
         return clip_reward(reward) if terminated else 0.0
+    if not terminated:
+        return [0.0, 0.0]
     outcome = info.get("outcome")
     if isinstance(outcome, list) and len(outcome) == 2:
         return [clip_reward(outcome[0]), clip_reward(outcome[1])]
-    if not terminated:
-        return [0.0, 0.0]
     mine = clip_reward(reward)
     return [mine, -mine] if mover == 0 else [-mine, mine]
 

@@ -10,6 +10,7 @@ import gymnasium
 from gymnasium import spaces
 
 from spadegym import contract, text_memory
+from spadegym.contract import episode_outcome
 from spadegym.errors import ProgramError, SpadegymError
 from spadegym.sandbox import EnvHandle, Pool, SandboxConfig, make_worker
 
@@ -68,14 +69,10 @@ class PrintableText(spaces.Text):
 text_memory.register(PrintableText)
 
 
-def episode_outcome(reward: float, terminated: bool, info: dict, num_players: int) -> Any:
-    """The contract's outcome of an episode that just ended on this step.
-
-    One player: the last reward if the episode terminated, else 0.0. Two players: the
-    program's ``info["outcome"]`` (``[r0, r1]``) when it gives one.
-    """
-    outcome = info.get("outcome") if num_players == 2 else None
-    return outcome if outcome is not None else (reward if terminated else 0.0)
+def _player(info: dict, default: int = 0) -> int:
+    """The seat to move next, from a two-player game's info (0 when it does not say)."""
+    player = info.get("player") if isinstance(info, dict) else None
+    return player if player in (0, 1) else default
 
 
 def check_difficulty(difficulty: Any) -> None:
@@ -216,6 +213,7 @@ class ProgramEnv(gymnasium.Env):
             seed = int(self.np_random.integers(0, 2**31 - 1))
         self._turn = 0
         self._failed = None
+        self._mover = 0
         try:
             obs, info = self._handle.reset(seed, with_difficulty(options, self.difficulty))
         except ProgramError as exc:
@@ -226,6 +224,7 @@ class ProgramEnv(gymnasium.Env):
             obs, info = f"The environment failed to reset: {exc}", {"error": self._failed}
         self._done = False
         self._last_obs = obs
+        self._mover = _player(info)
         return obs, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
@@ -252,12 +251,15 @@ class ProgramEnv(gymnasium.Env):
             obs, reward, terminated, truncated = f"The environment failed: {exc}", 0.0, True, False
             info = {"error": {"kind": exc.kind, "message": str(exc)}}
         self._turn += 1
+        mover, self._mover = self._mover, _player(info, 1 - self._mover)
         if not terminated and self._turn >= self.max_turns:
             truncated = True
         if terminated or truncated:
             self._done = True
             info = dict(info)
-            info["episode_outcome"] = episode_outcome(reward, terminated, info, self.num_players)
+            info["episode_outcome"] = episode_outcome(
+                reward, terminated, info, self.num_players, mover
+            )
             info["episode_turns"] = self._turn
         self._last_obs = obs
         return obs, reward, terminated, truncated, info

@@ -22,12 +22,13 @@ calls for a chat backend) and the sandbox pool steps all the instances at once.
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from spadegym import contract
+from spadegym.contract import as_win_rate
 from spadegym.errors import ProgramError
 from spadegym.llm.base import ChatLLM, LLMError, Message
 
@@ -86,9 +87,7 @@ def with_hint(observation: str, hint: str | None) -> str:
 
 def program_kind(info: Any) -> str:
     """``puzzle``, ``tool`` or ``two_player`` for a loaded program's ``ProgramInfo``."""
-    if info.num_players == 2:
-        return "two_player"
-    return "tool" if info.tool_env else "puzzle"
+    return contract.environment_kind(info.num_players, info.tool_env)
 
 
 def solver_messages(
@@ -108,11 +107,6 @@ def solver_messages(
     else:
         keep += conversation[max(1, len(conversation) - 1 - 2 * history_turns) :]
     return [{"role": "system", "content": solver_system_prompt(kind)}, *keep]
-
-
-def as_win_rate(outcome: float, num_players: int) -> float:
-    """An outcome on the win-rate scale: two-player results in [-1, 1] become (r + 1) / 2."""
-    return (outcome + 1.0) / 2.0 if num_players == 2 else outcome
 
 
 @dataclass(frozen=True)
@@ -351,11 +345,6 @@ class _Live:
         self.finish([0.0] * max(1, self.episode.num_players), error)
 
 
-def _clip(value: Any) -> float:
-    number = float(value)
-    return max(-1.0, min(1.0, number)) if math.isfinite(number) else 0.0
-
-
 def _open_and_reset(specs: Sequence[EpisodeSpec], pool: Any) -> list[_Live]:
     """Open and reset every episode's instance, each worker's in one batch."""
     lives = []
@@ -422,15 +411,10 @@ def _advance(live: _Live, result: Any) -> None:
     turn.observation, turn.reward = result.observation, float(result.reward)
     two = live.episode.num_players == 2
     if result.terminated:
-        if two:
-            outcome = result.info.get("outcome")
-            if isinstance(outcome, list) and len(outcome) == 2:
-                live.finish([_clip(outcome[0]), _clip(outcome[1])])
-            else:
-                reward = _clip(result.reward)  # the mover's reward, zero-sum for the other
-                live.finish([reward, -reward] if live.seat == 0 else [-reward, reward])
-        else:
-            live.finish([_clip(result.reward)])
+        outcome = contract.episode_outcome(
+            result.reward, True, result.info, live.episode.num_players, live.seat
+        )
+        live.finish(outcome if two else [outcome])
         return
     if result.truncated or live.episode.steps >= live.max_turns:
         live.finish([0.0] * live.episode.num_players)

@@ -16,8 +16,8 @@ episode, which is what a token budget wants. Pass ``autoreset=False`` to reset b
 This is not ``spadegym.play``: ``EnvBatch`` is a vector-environment API (the caller holds the
 loop and sends actions; nothing here prompts a solver or keeps a conversation), the Gymnasium
 face of the same ``Pool`` batching that ``play_episodes`` drives from its own loop. Its
-outcomes are the contract's, from ``spadegym.env.episode_outcome``, the helper that
-``ProgramEnv`` and the async integration use too.
+outcomes are the contract's, from ``spadegym.contract.episode_outcome``, the rule that
+``ProgramEnv``, ``spadegym.play`` and the async integration use too.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spadegym.env import episode_outcome
+from spadegym.contract import episode_outcome
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.sandbox import Handle, Pool, SandboxConfig, SandboxPool
 

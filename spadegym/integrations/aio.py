@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from spadegym.env import episode_outcome
+from spadegym.contract import episode_outcome
 from spadegym.errors import ProgramError, SpadegymError
 from spadegym.integrations.programs import Program, with_hint
 

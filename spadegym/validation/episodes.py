@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spadegym import contract
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.sandbox import ProgramInfo, Worker, answer_value, protocol
 
@@ -63,15 +64,21 @@ class Episode:
         return len(self.transcript)
 
     def outcome(self, num_players: int = 1) -> Any:
-        """The contract's outcome: the last reward if terminated, else 0 (or the info outcome)."""
-        if not self.terminated or not self.transcript:
-            return 0.0 if num_players != 2 else None
-        last = self.transcript[-1]
-        return last[4].get("outcome") if num_players == 2 else last[1]
+        """The contract's outcome (``contract.episode_outcome``), or ``None`` for a two-player game.
+
+        ``None`` when a two-player game never put ``info["outcome"]`` on its last step: the
+        checks report that, where a solver loop must score every ending.
+        """
+        last = self.transcript[-1] if self.transcript else None
+        if num_players == 2 and (not self.terminated or last is None or "outcome" not in last[4]):
+            return None
+        if last is None:
+            return 0.0
+        return contract.episode_outcome(last[1], self.terminated, last[4], num_players)
 
     def won(self) -> bool:
         """Whether a one-player episode was solved (outcome 1.0)."""
-        return self.error is None and self.outcome() >= 1.0
+        return self.error is None and contract.is_solved(self.outcome())
 
     def next_action(self) -> str | None:
         """The reply for the next turn, or None when this episode has no more."""
