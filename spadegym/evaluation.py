@@ -519,7 +519,9 @@ def _record(memory: MemoryLike, targets: Sequence[_Target], results: Sequence[En
                 first_observation=target.first_observation or None,
                 skill=None if target.skill == "-" else target.skill,
             )
-        memory.record_plays(result.env_id, plain=result.plain, hint=result.hinted)
+        memory.record_plays(
+            result.env_id, plain=result.plain, hint=result.hinted, floor=result.floor
+        )
 
 
 def _line(result: EnvResult) -> str:

@@ -147,8 +147,9 @@ class MemoryLike(Protocol):
         hint: Sequence[float] = (),
         *,
         step: int | None = None,
+        floor: float | None = None,
     ) -> PlayStats:
-        """Add a batch of episode outcomes; returns the updated statistics."""
+        """Add a batch of episode outcomes (and the chance floor); the updated statistics."""
         ...
 
     def stats(self, env_id: str) -> PlayStats | None:

@@ -7,7 +7,9 @@ Win rate here is the *mean outcome* of the plays, not the share of outcomes equa
 outcomes lie in ``[-1, 1]`` (CONTRACT.md section 3), partial credit counts in proportion and
 penalties pull the rate down. Regret follows SPADE (REFERENCE.md):
 ``max(0, mean(hint outcomes) - mean(plain outcomes))``, and 0 while there are no hint plays.
-The frontier band and the easy/hard cut-offs apply to the plain win rate.
+The frontier band and the easy/hard cut-offs apply to the plain win rate read against the
+environment's chance floor (``contract.chance_adjusted``: what a shortcut solver that does not
+play scores is 0), when a floor was recorded with the plays; to the raw rate otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from spadegym import contract
 from spadegym.contract import REWARD_MAX, REWARD_MIN
 from spadegym.errors import ConfigError
 
@@ -47,6 +50,7 @@ CREATE TABLE IF NOT EXISTS stats (
     updated REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS stats_win_rate ON stats(win_rate);
+CREATE TABLE IF NOT EXISTS floors (env_id TEXT PRIMARY KEY, floor REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS stats_regret ON stats(regret);
 """
 
@@ -66,6 +70,8 @@ class PlayStats:
         hint_win_rate: mean outcome with the hint (``None`` before any hint play).
         regret: ``max(0, hint_win_rate - win_rate)``; 0 while either is missing.
         updated: time of the last batch (seconds since the epoch).
+        floor: the environment's chance floor (the best shortcut solver's mean outcome), as
+            last recorded with its plays; ``None`` if none was.
     """
 
     env_id: str
@@ -78,6 +84,21 @@ class PlayStats:
     hint_win_rate: float | None
     regret: float
     updated: float
+    floor: float | None = None
+
+    @property
+    def adjusted(self) -> float | None:
+        """The plain win rate read against the floor (``contract.chance_adjusted``)."""
+        if self.win_rate is None:
+            return None
+        return contract.chance_adjusted(self.win_rate, self.floor)
+
+
+ADJUSTED = (
+    "(CASE WHEN f.floor IS NULL THEN s.win_rate WHEN f.floor >= 1.0 THEN 0.0"
+    " ELSE (s.win_rate - MAX(f.floor, 0.0)) / (1.0 - MAX(f.floor, 0.0)) END)"
+)
+"""The SQL of ``PlayStats.adjusted`` (``contract.chance_adjusted``), for ``select``'s clauses."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +147,11 @@ def insert_batch(
     hint: tuple[float, ...],
     step: int | None,
     now: float,
+    floor: float | None = None,
 ) -> None:
     """Append a batch and update the summary row; the caller holds the transaction."""
+    if floor is not None:
+        db.execute("INSERT OR REPLACE INTO floors (env_id, floor) VALUES (?, ?)", (env_id, floor))
     db.execute(
         "INSERT INTO plays (env_id, step, n_plain, sum_plain, n_hint, sum_hint, plain, hint,"
         " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -151,7 +175,7 @@ def insert_batch(
     n_hint, sum_hint = n_hint + len(hint), sum_hint + sum(hint)
     win = sum_plain / n_plain if n_plain else None
     hint_win = sum_hint / n_hint if n_hint else None
-    regret = max(0.0, hint_win - win) if win is not None and hint_win is not None else 0.0
+    regret = contract.regret(hint_win, win) if win is not None and hint_win is not None else 0.0
     db.execute(
         "INSERT OR REPLACE INTO stats (env_id, n_plain, sum_plain, n_hint, sum_hint, win_rate,"
         " hint_win_rate, regret, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -161,14 +185,25 @@ def insert_batch(
 
 _SELECT = (
     "SELECT s.env_id, e.title, e.skill, s.n_plain, s.n_hint, s.win_rate, s.hint_win_rate,"
-    " s.regret, s.updated FROM stats s JOIN envs e ON e.env_id = s.env_id"
+    " s.regret, s.updated, f.floor FROM stats s JOIN envs e ON e.env_id = s.env_id"
+    " LEFT JOIN floors f ON f.env_id = s.env_id"
 )
 
 
 def _row(row: tuple) -> PlayStats:
-    env_id, title, skill, n_plain, n_hint, win, hint_win, regret, updated = row
+    env_id, title, skill, n_plain, n_hint, win, hint_win, regret, updated, floor = row
     return PlayStats(
-        env_id, title, skill, n_plain + n_hint, n_plain, n_hint, win, hint_win, regret, updated
+        env_id,
+        title,
+        skill,
+        n_plain + n_hint,
+        n_plain,
+        n_hint,
+        win,
+        hint_win,
+        regret,
+        updated,
+        floor,
     )
 
 

@@ -355,6 +355,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         hint: Sequence[float] = (),
         *,
         step: int | None = None,
+        floor: float | None = None,
     ) -> pstats.PlayStats:
         """Add a batch of episode outcomes and return the environment's updated statistics.
 
@@ -366,10 +367,18 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
             plain: outcomes of plays without the hint.
             hint: outcomes of plays with the hint.
             step: the training step, kept in the history.
+            floor: the environment's chance floor (its manifest's or validation report's), kept
+                so that the frontier reads win rates against it.
 
         Raises:
-            ConfigError: unknown ``env_id``, no outcomes, or an outcome outside ``[-1, 1]``.
+            ConfigError: unknown ``env_id``, no outcomes, an outcome outside ``[-1, 1]``, or a
+                floor outside ``[0, 1]``.
         """
+        if floor is not None and not (type(floor) in (int, float) and 0.0 <= floor <= 1.0):
+            raise ConfigError(
+                f"floor={floor!r}: a chance floor is a mean outcome in [0, 1] (the best "
+                "shortcut solver's); pass None when it is not known"
+            )
         plain_values = pstats.check_outcomes("plain", plain)
         hint_values = pstats.check_outcomes("hint", hint)
         if not plain_values and not hint_values:
@@ -382,7 +391,9 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                         f"env_id {env_id!r} is not in the memory at {self.path}; add() the "
                         "environment before recording its plays"
                     )
-                pstats.insert_batch(self._db, env_id, plain_values, hint_values, step, time.time())
+                pstats.insert_batch(
+                    self._db, env_id, plain_values, hint_values, step, time.time(), floor
+                )
                 result = pstats.stats_of(self._db, env_id)
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -424,13 +435,18 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
     def frontier(
         self, k: int = 2, band: tuple[float, float] = (0.15, 0.85), skill: str | None = None
     ) -> list[pstats.PlayStats]:
-        """Highest-regret environments whose plain win rate lies in ``band`` (inclusive)."""
+        """Highest-regret environments whose plain win rate lies in ``band`` (inclusive).
+
+        The win rate is read against the environment's chance floor where one was recorded
+        (``PlayStats.adjusted``): a game a guesser wins half the time is not at the frontier
+        when the solver wins it half the time.
+        """
         low, high = band
         if not low <= high:
             raise ConfigError(f"band={band} is empty; give (low, high) with low <= high")
         return pstats.select(
             self._db,
-            "s.win_rate BETWEEN ? AND ?",
+            f"{pstats.ADJUSTED} BETWEEN ? AND ?",
             (low, high),
             "s.regret DESC, s.n_plain DESC, s.env_id",
             k,
@@ -440,12 +456,12 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
     def too_easy(
         self, k: int = 1, threshold: float = 0.9, skill: str | None = None
     ) -> list[pstats.PlayStats]:
-        """Environments with plain win rate above ``threshold``, easiest first."""
+        """Environments with plain win rate (against the floor) above ``threshold``."""
         return pstats.select(
             self._db,
-            "s.win_rate > ?",
+            f"{pstats.ADJUSTED} > ?",
             (threshold,),
-            "s.win_rate DESC, s.n_plain DESC, s.env_id",
+            f"{pstats.ADJUSTED} DESC, s.n_plain DESC, s.env_id",
             k,
             skill,
         )
@@ -453,12 +469,12 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
     def too_hard(
         self, k: int = 1, threshold: float = 0.1, skill: str | None = None
     ) -> list[pstats.PlayStats]:
-        """Environments with plain win rate below ``threshold``, hardest first."""
+        """Environments with plain win rate (against the floor) below ``threshold``."""
         return pstats.select(
             self._db,
-            "s.win_rate < ?",
+            f"{pstats.ADJUSTED} < ?",
             (threshold,),
-            "s.win_rate ASC, s.n_plain DESC, s.env_id",
+            f"{pstats.ADJUSTED} ASC, s.n_plain DESC, s.env_id",
             k,
             skill,
         )

@@ -118,6 +118,22 @@ def test_frontier_too_easy_too_hard(memory):
         memory.frontier(2, band=(0.9, 0.1))
 
 
+def test_the_frontier_reads_win_rates_against_the_chance_floor(memory):
+    fill(memory, ORIGINALS[:3])
+    # A game a guesser wins half the time, won half the time: no skill shown, not frontier.
+    memory.record_plays("lock", plain=[0.5] * 4, hint=[1.0] * 4, floor=0.5)
+    memory.record_plays("nim", plain=[0.5] * 4, hint=[1.0] * 4)  # no floor: read as it is
+    stats = memory.stats("lock")
+    assert stats.floor == 0.5 and stats.adjusted == pytest.approx(0.0)
+    assert memory.stats("nim").floor is None and memory.stats("nim").adjusted == 0.5
+    assert [s.env_id for s in memory.frontier(5)] == ["nim"]
+    assert [s.env_id for s in memory.too_hard(5)] == ["lock"]
+    memory.record_plays("lock", plain=[1.0] * 4)  # the floor stays without a new one
+    assert memory.stats("lock").floor == 0.5
+    with pytest.raises(ConfigError, match="a chance floor is a mean outcome in"):
+        memory.record_plays("lock", plain=[1.0], floor=1.5)
+
+
 def test_near_and_similar(memory):
     fill(memory)
     assert memory.near("tower of discs pegs", 1)[0].env_id == "hanoi"
