@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spadegym import contract
 from spadegym.cli.output import terminal
 
 if TYPE_CHECKING:
@@ -296,7 +297,7 @@ def play_table(rows: list[dict[str, Any]]) -> str:
     ]
     for row in rows:
         if row["solution"]:
-            wins = sum(o >= 1.0 for o in row["solution"])
+            wins = sum(map(contract.is_solved, row["solution"]))
             solution = f"{wins}/{len(row['solution'])} won"
             turns = f"{statistics.median(row['turns']):g}"
         else:

@@ -122,7 +122,7 @@ class PlayBatch:
         """This batch's regret alone (0 when one side is empty)."""
         if not self.plain or not self.hint:
             return 0.0
-        return max(0.0, sum(self.hint) / len(self.hint) - sum(self.plain) / len(self.plain))
+        return contract.regret(sum(self.hint) / len(self.hint), sum(self.plain) / len(self.plain))
 
 
 def check_outcomes(name: str, outcomes: Sequence[float]) -> tuple[float, ...]:

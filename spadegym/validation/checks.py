@@ -210,8 +210,11 @@ def check_not_trivial(ctx: Context) -> str | None:
             if label == "filler text":
                 turns = min(FILLER_TURNS, ctx.max_turns)
                 episodes.append(Episode(seed=seed, actions=[reply] * turns, label=label))
-            else:
+            elif seed in seeds:
                 episodes.append(Episode(seed=seed, repeat=reply, label=label))
+            else:  # a drawn seed: a reply that wins there wins at once; keep it cheap
+                turns = min(cfg.shortcut_turns, ctx.max_turns)
+                episodes.append(Episode(seed=seed, actions=[reply] * turns, label=label))
         if len(ctx.solved) > 1 and seed in seeds:
             donor = ctx.solved[(seed + 1) % len(ctx.solved)]
             if donor.seed != seed and donor.solution:
