@@ -47,6 +47,9 @@ while fewer workers compute than there are cores: spinning would take a core fro
 
 CORES = os.cpu_count() or 1
 
+HELLO_BYTES = 64 * 1024
+"""Largest first frame of a worker (its layers' states)."""
+
 WORKER_DIR_PREFIX = "spadegym-worker-"
 """Each worker's temporary working folder: ``spadegym-worker-<host pid>-<host>-<random>``."""
 
@@ -234,20 +237,27 @@ class SandboxWorker(Operations):
 
     # -- frames -------------------------------------------------------------------------------
 
-    def _read_frame(self, deadline: float, spin: bool = True) -> Any:
-        """Read one frame before ``deadline``; ``None`` on timeout, EOF or a bad frame."""
+    def _read_frame(self, deadline: float, spin: bool = True, limit: int = HELLO_BYTES) -> Any:
+        """Read one frame before ``deadline``; ``None`` on timeout, EOF or a bad frame.
+
+        A frame whose length prefix is over ``limit`` is refused before its body is read, and
+        a large one holding many values before it is decoded (``protocol.few_values``).
+        """
         fd = self._proc.stdout.fileno()
         need = None
         spin_until = None if spin else 0.0
         while True:
             if need is None and len(self._buf) >= 4:
                 (need,) = protocol.HEADER.unpack_from(self._buf)
-                if need > protocol.MAX_RESPONSE_BYTES:
-                    self.last_failure = f"a response frame of {need} bytes"
+                if need > limit:
+                    self.last_failure = f"a response frame of {need} bytes (the limit is {limit})"
                     return None
             if need is not None and len(self._buf) >= 4 + need:
                 body = bytes(self._buf[4 : 4 + need])
                 del self._buf[: 4 + need]
+                if need > protocol.LARGE_FRAME_BYTES and not protocol.few_values(body):
+                    self.last_failure = f"a response frame of {need} bytes holding many values"
+                    return None
                 try:
                     return protocol.decode(body)
                 except ValueError as exc:
@@ -337,7 +347,7 @@ class SandboxWorker(Operations):
             limit = limits.get(op)
             if limit is None:
                 limit = limits[op] = self.config.deadline(op) + self.config.kill_grace
-            frame = self._read_frame(time.monotonic() + limit, spin)
+            frame = self._read_frame(time.monotonic() + limit, spin, protocol.answer_limit(request))
             answer = envelope(frame) if frame is not None else None
             if answer is None:
                 if frame is not None:
