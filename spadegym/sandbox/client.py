@@ -47,6 +47,9 @@ while fewer workers compute than there are cores: spinning would take a core fro
 
 CORES = os.cpu_count() or 1
 
+_BROKE_PROTOCOL = ("a response frame", "an undecodable frame", "a malformed answer")
+"""How ``last_failure`` starts when the host killed a worker for what it sent."""
+
 HELLO_BYTES = 64 * 1024
 """Largest first frame of a worker (its layers' states)."""
 
@@ -367,6 +370,7 @@ class SandboxWorker(Operations):
         """Kill the worker after a hard timeout, a crash or a bad frame; describe what happened."""
         what = call_name(request)
         reason = self.last_failure
+        running = self._proc is not None and self._proc.poll() is None  # killed by us, below
         code = self.kill()
         if reason == "timeout":
             self.hard_timeouts += 1
@@ -381,7 +385,7 @@ class SandboxWorker(Operations):
                 "interrupted; the worker was killed and restarted.",
                 "timeout",
             )
-        if code is not None and code < 0:
+        if code is not None and code < 0 and not (running and reason.startswith(_BROKE_PROTOCOL)):
             try:
                 name = signal.Signals(-code).name
             except ValueError:
