@@ -344,13 +344,16 @@ class SandboxWorker(Operations):
             spin: poll the pipe briefly before sleeping (for one worker on a spare core).
         """
         answers: list[Answer] = []
-        limits: dict[str, float] = {}
+        limits: dict[Any, tuple[float, int]] = {}  # by what is called: seconds, answer bytes
         for request in requests:
             op = request.get("op")
-            limit = limits.get(op)
+            limit = limits.get(request.get("m") if op == "call" else op)
             if limit is None:
-                limit = limits[op] = self.config.deadline(op) + self.config.kill_grace
-            frame = self._read_frame(time.monotonic() + limit, spin, protocol.answer_limit(request))
+                limit = limits[request.get("m") if op == "call" else op] = (
+                    self.config.deadline(op) + self.config.kill_grace,
+                    protocol.answer_limit(request),
+                )
+            frame = self._read_frame(time.monotonic() + limit[0], spin, limit[1])
             answer = envelope(frame) if frame is not None else None
             if answer is None:
                 if frame is not None:
