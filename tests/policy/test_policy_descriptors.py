@@ -156,3 +156,36 @@ def test_dataclass_options_are_true_or_false():
         class Point:
             x: int = 0
         """)
+
+
+# -- the same shape elsewhere: names pasted into generated source, checked on exact str ----------
+
+SLY = """
+class Sly(str):
+    def isidentifier(self):
+        return True
+    def startswith(self, prefix):
+        return False
+    def split(self, sep=None):
+        return ["x=print(1)"]
+    def replace(self, old, new):
+        return self
+name = Sly("x=print(1)")
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("collections.namedtuple('P', [name])", "Type names and field names must be valid"),
+        ("collections.namedtuple('P', name)", "Type names and field names must be valid"),
+        ("collections.namedtuple(name, 'a b')", "Type names and field names must be valid"),
+        ("typing.NamedTuple('P', [(name, int)])", "Type names and field names must be valid"),
+        ("enum.Enum('E', [name])", "is not allowed: member names are identifiers"),
+        ("enum.Enum('E', name)", "is not allowed: member names are identifiers"),
+    ],
+)
+def test_a_str_that_lies_about_itself_never_becomes_a_generated_name(call, message):
+    """namedtuple converts to exact str before checking; the enum stand-in checks exact str."""
+    with pytest.raises((TypeError, ValueError), match=message):
+        run("import collections, enum, typing\n" + SLY + f"made = {call}\n")
