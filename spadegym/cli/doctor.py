@@ -1,4 +1,10 @@
-"""``spadegym doctor``: which sandbox layers are active on this machine, and what to do if not."""
+"""``spadegym doctor``: which sandbox layers are active on this machine, and what to do if not.
+
+Besides the default worker, it starts one worker under each filesystem mode
+(``SandboxConfig.filesystem``: ``"landlock"`` and the ``"mount"`` fallback) and says which of
+them work here: the breakout suite (``tests/sandbox/test_breakout.py``) runs under each mode
+that works, and skips the others.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +20,36 @@ ADVICE = {
     "filesystem": "use Linux 5.13+ with Landlock enabled (lsm=...,landlock), or run as root "
     "for the read-only mount namespace",
     "seccomp": "install libseccomp (apt-get install libseccomp2)",
-    "privileges": "run workers as an unprivileged user",
+    "privileges": "run the host as root: each worker then takes a uid of its own",
     "pdeathsig": "use Linux",
     "rlimits": "use Linux",
 }
+
+
+FILESYSTEM_PROBES = ("landlock", "mount")
+"""The filesystem modes ``doctor`` tries one by one (``"auto"`` picks the first that works)."""
+
+
+def probe_filesystem_mode(mode: str) -> dict:
+    """Start a worker under filesystem ``mode``; whether it isolated itself and answered.
+
+    Returns:
+        ``{"works": bool, "detail": str}``: the filesystem layer's own detail, or why the
+        worker did not start.
+    """
+    from spadegym.errors import SpadegymError
+    from spadegym.sandbox import SandboxConfig, SandboxWorker
+
+    worker = SandboxWorker(SandboxConfig(filesystem=mode, allow_weak_sandbox=True))
+    try:
+        worker.start()
+        layer = worker.layers.get("filesystem", {"active": False, "detail": "not reported"})
+        works = layer["active"] and worker.ping() == "pong"
+        return {"works": bool(works), "detail": layer["detail"]}
+    except SpadegymError as exc:
+        return {"works": False, "detail": f"the worker did not start: {exc}"}
+    finally:
+        worker.close()
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -48,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         worker.close()
     refused = [n for n in REQUIRED_LAYERS if n in layers and not layers[n]["active"]]
+    modes = {mode: probe_filesystem_mode(mode) for mode in FILESYSTEM_PROBES}
     if args.json:
         print(
             json.dumps(
@@ -56,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
                     "layers": layers,
                     "required": list(REQUIRED_LAYERS),
                     "refused_by_default": refused,
+                    "filesystem_modes": modes,
                 }
             )
         )
@@ -72,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
         print("  deadlines   active  soft in the worker (all program code), hard kill by the host")
         print("  one program active  each worker process serves one program")
         print("  policy      active  RestrictedPython, default-deny (always on)")
+        print("\nFilesystem modes (SandboxConfig.filesystem), each tried with a worker of its own:")
+        for mode, probe in modes.items():
+            state = "works " if probe["works"] else "absent"
+            print(f"  {mode:<11} {state}  {probe['detail']}")
         if refused:
             print(
                 f"\nGenerated code is refused here: the {' and '.join(refused)} layer is off. "

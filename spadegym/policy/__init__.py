@@ -29,9 +29,12 @@ What the policy adds to RestrictedPython 9:
   classes the program defined. Enum members and enum classes stay constants. Modules,
   functions and library classes are read-only.
 * Library callables that take names as data are offered as stand-ins that check them: enum's
-  functional API, ``dataclass``; metaclasses are refused, and ``type()`` hands out only the
-  classes a program holds anyway. Attributes named ``format`` or ``format_map`` are refused on
-  every object.
+  functional API, ``dataclass`` (built from a checked snapshot of the annotations, which no
+  program code can reach while it runs); ``classmethod`` wraps functions only (chained
+  descriptors would run program code on a class lookup) and ``functools.cached_property``
+  caches under its checked class-statement name only; metaclasses are refused, and
+  ``type()`` hands out only the classes a program holds anyway. Attributes named ``format``
+  or ``format_map`` are refused on every object.
 
 Dataclasses look string annotations up in ``sys.modules[cls.__module__]``, so importing
 ``dataclasses`` registers an inert module under the program's module name there (it holds only
@@ -40,7 +43,8 @@ Dataclasses look string annotations up in ``sys.modules[cls.__module__]``, so im
 The package holds one concept per module: ``names`` (the allow-lists, with their reasons),
 ``static`` (the "Line N: ..." checks), ``transform`` (the rewrites above), ``compiler``
 (``check_source``, ``compile_program``), ``guards`` (``new_globals`` and the runtime guards),
-``standins`` (the checked stand-ins for enum, dataclass, class building and ``super().__init__``)
+``standins`` (the checked stand-ins for enum, dataclass, class building and ``super().__init__``),
+``descriptors`` (the classmethod and cached_property stand-ins)
 and ``loader`` (``load_program``).
 """
 

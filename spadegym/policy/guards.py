@@ -19,7 +19,7 @@ import typing
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from spadegym.contract import ALLOWED_IMPORTS
-from spadegym.policy import standins
+from spadegym.policy import descriptors, standins
 from spadegym.policy.names import (
     _DENIED_ATTRIBUTES,
     _FORMAT_ATTRIBUTES,
@@ -127,7 +127,7 @@ def _guarded_hasattr(ob: object, name: str) -> bool:
 @functools.cache
 def _offered_classes() -> frozenset[type]:
     """Every class an allowed module offers (the enum bases as programs get them)."""
-    found = set(standins.ENUM_BASES.values())
+    found = set(standins.ENUM_BASES.values()) | set(descriptors.OFFERED)
     for module in MODULE_NAMES:
         real = importlib.import_module(module)
         for name in offered_names(module):
@@ -246,6 +246,8 @@ def _module_proxy(name: str, module_name: str, proxy_for) -> types.ModuleType:
             value = _no_debug(value, _RE_FLAG_POSITION[attribute])
         elif name == "enum" and attribute in standins.ENUM_BASES:
             value = standins.ENUM_BASES[attribute]
+        elif name == "functools" and attribute == "cached_property":
+            value = descriptors.GuardedCachedProperty
         elif name == "dataclasses" and attribute == "dataclass":
             value = standins.make_dataclass_standin(module_name)
         setattr(proxy, attribute, value)
@@ -314,6 +316,7 @@ def new_globals(module_name: str = "spade_program") -> dict:
         A dict to pass to ``exec`` together with the code of ``compile_program``.
     """
     guarded_builtins = {name: getattr(builtins, name) for name in BUILTIN_NAMES}
+    guarded_builtins["classmethod"] = descriptors.ChainlessClassmethod
     guarded_builtins["hasattr"] = _guarded_hasattr
     guarded_builtins["type"] = _make_type(module_name)
     guarded_builtins["__build_class__"] = standins.build_class

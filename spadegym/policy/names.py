@@ -76,7 +76,9 @@ MODULE_NAMES: dict[str, dict[str, str]] = {
         "partial": "binds arguments; its func/args/keywords are what the program passed",
         "lru_cache": "memoises the program's own functions",
         "cache": "memoises the program's own functions",
-        "cached_property": "memoises a method on the program's own instances",
+        "cached_property": "memoises a method on the program's own instances; offered as a "
+        "stand-in that caches under the name its class statement gave it, checked, and never on "
+        "a class (a written attrname changes nothing)",
         "cmp_to_key": "adapts a comparison function for sorted()",
     },
     "collections": {
@@ -243,7 +245,8 @@ BUILTIN_NAMES: frozenset[str] = frozenset(
         "abs all any ascii bin bool bytes callable chr complex dict divmod enumerate filter "
         "float format frozenset hex int isinstance issubclass iter len list map max min next "
         "object oct ord pow range repr reversed round set slice sorted str sum tuple zip "
-        # Class building blocks; the attributes they expose are still guarded.
+        # Class building blocks; the attributes they expose are still guarded. classmethod is
+        # a stand-in that wraps functions only (policy.descriptors).
         "classmethod property staticmethod super "
         # Guarded replacements (see guards._guarded_hasattr and guards._guarded_type).
         "hasattr type "

@@ -6,7 +6,10 @@ defines that method), ``dataclass`` (it pastes field names into the source of th
 ``__init__`` it ``exec``s), a metaclass (``class M(typing.Type)`` gives ``type`` with three
 arguments), and ``super().__init__`` reached from a class method (it hands out the unbound
 ``__init__`` of a library class, to run on any object). Each reaches programs only through the
-stand-in here, which checks the names first and then calls the real thing.
+stand-in here, which checks the names first and then calls the real thing on what it checked,
+never on state a program could still change (``dataclass`` gets a snapshot of the annotations).
+The descriptors that could carry names or run code past these checks (``classmethod``,
+``cached_property``) have their own stand-ins in ``descriptors``.
 """
 
 from __future__ import annotations
@@ -14,19 +17,14 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import enum
-import keyword
+import inspect
 import sys
+import types
 from typing import Any
 
+from spadegym.policy.descriptors import plain_name
 
-def _plain_name(name: object) -> bool:
-    """An identifier that is not a keyword and does not start with "_"."""
-    return (
-        type(name) is str
-        and name.isidentifier()
-        and not keyword.iskeyword(name)
-        and not name.startswith("_")
-    )
+_plain_name = plain_name
 
 
 # --------------------------------------------------------------------------------------------
@@ -119,29 +117,72 @@ for _base in (_Enum, _IntEnum, _StrEnum, _Flag, _IntFlag):
 
 
 # --------------------------------------------------------------------------------------------
-# dataclasses: only the program's own classes, with plain field names.
+# dataclasses: only the program's own classes, with plain field names, built from a snapshot.
+
+_DATACLASS_OPTIONS = frozenset(
+    name
+    for name in (
+        "init repr eq order unsafe_hash frozen match_args kw_only slots weakref_slot".split()
+    )
+    if name in inspect.signature(dataclasses.dataclass).parameters
+)
+
+# Before 3.12, dataclasses iterates the class's live annotations dict while it looks field
+# defaults up (which may run program code); from 3.12 on it copies them first.
+_ITERATES_LIVE_ANNOTATIONS = sys.version_info < (3, 12)
+
+
+def _dataclass_options(options: dict) -> dict[str, bool]:
+    """The options, each an exact bool (so that no program code runs to read them)."""
+    for name, value in options.items():
+        if name not in _DATACLASS_OPTIONS:
+            raise TypeError(f"dataclass() got an unexpected keyword argument {name!r}")
+        if type(value) is not bool:
+            raise TypeError(f"dataclass({name}=...) takes True or False")
+    return dict(options)
+
+
+def _field_snapshot(cls: object, module_name: str) -> dict:
+    """A private copy of the class's field annotations, every name checked."""
+    if not isinstance(cls, type) or cls.__module__ != module_name:
+        raise TypeError("dataclass() applies only to classes the program defines")
+    annotations = cls.__dict__.get("__annotations__", {})
+    if type(annotations) is not dict:
+        raise TypeError("dataclass(): the class's field annotations are not a dict")
+    snapshot = dict(annotations)  # an exact dict: copying it runs no program code
+    for name in snapshot:
+        if not _plain_name(name):
+            raise TypeError(
+                f"dataclass field name {name!r} is not allowed: field names are "
+                "identifiers that do not start with '_'"
+            )
+    return snapshot
 
 
 def make_dataclass_standin(module_name: str):
-    """``dataclasses.dataclass`` for the program whose classes carry ``module_name``."""
+    """``dataclasses.dataclass`` for the program whose classes carry ``module_name``.
 
-    def check(cls: object) -> None:
-        if not isinstance(cls, type) or cls.__module__ != module_name:
-            raise TypeError("dataclass() applies only to classes the program defines")
-        annotations = cls.__dict__.get("__annotations__", {})
-        if type(annotations) is not dict:
-            raise TypeError("dataclass(): the class's field annotations are not a dict")
-        for name in annotations:
-            if not _plain_name(name):
-                raise TypeError(
-                    f"dataclass field name {name!r} is not allowed: field names are "
-                    "identifiers that do not start with '_'"
-                )
+    ``dataclass`` pastes field names into the source of the methods it ``exec``s, and it may
+    run program code while it works (a field default's descriptor, say). So it never sees the
+    class's own annotations dict, which such code could reach and change after the check:
+    it gets a checked snapshot that nothing else holds, read-only where ``dataclasses`` reads
+    it live (before Python 3.12), and the class keeps a fresh copy of it afterwards.
+    """
 
     def dataclass(cls: type | None = None, /, **options: Any) -> Any:
+        settings = _dataclass_options(options)
+
         def wrap(cls: type) -> type:
-            check(cls)
-            return dataclasses.dataclass(cls, **options)
+            snapshot = _field_snapshot(cls, module_name)
+            shown = types.MappingProxyType(snapshot) if _ITERATES_LIVE_ANNOTATIONS else snapshot
+            cls.__annotations__ = shown
+            try:
+                built = dataclasses.dataclass(cls, **settings)
+            finally:
+                cls.__annotations__ = dict(snapshot)
+            if built is not cls:  # slots=True makes a new class
+                built.__annotations__ = dict(snapshot)
+            return built
 
         return wrap if cls is None else wrap(cls)
 

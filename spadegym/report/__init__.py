@@ -4,7 +4,9 @@ The page (``index.html``, no server, no scripts) has a card per environment (tit
 kind, the validation checks, play statistics, and a sample episode played by the
 environment's solution) and figures: environments per skill and kind, the validation funnel
 (generated, valid, novel, registered), time per check, and, where play statistics exist, win
-rate against regret. matplotlib is needed (the ``report`` extra).
+rate against regret. matplotlib is needed (the ``report`` extra). Program-supplied text is
+shown as plain text on the page and in the figures; an environment whose card cannot be built,
+or a figure that cannot be drawn, becomes a note, and the page stands.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spadegym.errors import ConfigError
 from spadegym.report.data import (
     EnvCard,
     Funnel,
@@ -61,10 +64,14 @@ def collect(
     pool = SandboxPool(workers or min(2, os.cpu_count() or 1))
     try:
         for env in envs:
-            stats = memory.stats(env.id) if memory is not None else None
-            card = card_of(env, stats)
-            source = env.source()
-            play_sample(card, source, pool)
+            try:
+                stats = memory.stats(env.id) if memory is not None else None
+                card = card_of(env, stats)
+                source = env.source()
+                play_sample(card, source, pool)
+            except Exception as exc:  # one bad environment never takes the page down
+                cards.append(_unreadable(env.id, exc))
+                continue
             cards.append(card)
             sources.append(source)
     finally:
@@ -95,6 +102,30 @@ def collect(
         str(getattr(memory, "path", "")) or None if memory is not None else None,
         list(notes),
     )
+
+
+def _unreadable(env_id: str, exc: Exception) -> EnvCard:
+    """The card of an environment whose card could not be built: its id and why."""
+    return EnvCard(
+        env_id,
+        env_id,
+        f"This card could not be built ({type(exc).__name__}: {str(exc)[:300]}).",
+        "-",
+        "-",
+        0,
+        transcript_note="none",
+    )
+
+
+def _figure(notes: list[str], title: str, draw: Any) -> str | None:
+    """A figure's caption, or None (and a note) when it could not be drawn."""
+    try:
+        return draw()
+    except ConfigError:
+        raise
+    except Exception as exc:
+        notes.append(f"The figure '{title}' could not be drawn ({type(exc).__name__}: {exc}).")
+        return None
 
 
 def build_report(
@@ -145,30 +176,34 @@ def build_report(
     out = Path(out)
     images = out / "img"
     images.mkdir(parents=True, exist_ok=True)
-    figures = [
+    wanted = [
         (
             "img/skills.png",
             "Environments per skill and kind",
-            plots.skills_and_kinds(data.cards, images / "skills.png"),
+            lambda: plots.skills_and_kinds(data.cards, images / "skills.png"),
         ),
-        ("img/funnel.png", "Validation funnel", plots.funnel(data.funnel, images / "funnel.png")),
+        (
+            "img/funnel.png",
+            "Validation funnel",
+            lambda: plots.funnel(data.funnel, images / "funnel.png"),
+        ),
     ]
     if data.check_seconds:
-        figures.append(
+        wanted.append(
             (
                 "img/check_times.png",
                 "Time per check",
-                plots.check_times(
+                lambda: plots.check_times(
                     data.check_seconds, data.check_source, images / "check_times.png"
                 ),
             )
         )
     if any(c.stats and c.stats.get("win_rate") is not None for c in data.cards):
-        figures.append(
+        wanted.append(
             (
                 "img/win_rate_regret.png",
                 "Win rate against regret",
-                plots.win_rate_vs_regret(data.cards, images / "win_rate_regret.png"),
+                lambda: plots.win_rate_vs_regret(data.cards, images / "win_rate_regret.png"),
             )
         )
     else:
@@ -176,6 +211,11 @@ def build_report(
             "No play statistics yet: `spadegym eval --llm SPEC` plays the "
             "environments and records them in the memory."
         )
+    figures = []
+    for src, title, draw in wanted:
+        caption = _figure(data.notes, title, draw)
+        if caption is not None:
+            figures.append((src, title, caption))
     page = out / "index.html"
     page.write_text(html.render(data, figures), encoding="utf-8")
     return page

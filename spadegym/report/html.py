@@ -1,10 +1,17 @@
-"""The report page: one static HTML file with its styles inline and its figures beside it."""
+"""The report page: one static HTML file with its styles inline and its figures beside it.
+
+Every string a program chose (titles, descriptions, skills, observations, actions, error
+messages) is shown as plain text: HTML-escaped, with control characters as visible escapes. A
+card that cannot be drawn becomes a short note naming the environment; the rest of the page
+stands.
+"""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
 
+from spadegym.cli.output import terminal
 from spadegym.report.data import EnvCard, ReportData
 
 _STYLE = """
@@ -33,7 +40,7 @@ details summary { cursor: pointer; color: #335; }
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(terminal(text), quote=True)
 
 
 def _num(value: object) -> str:
@@ -83,6 +90,19 @@ def _card(card: EnvCard) -> str:
     return "\n".join(parts)
 
 
+def _card_or_note(card: EnvCard) -> str:
+    """The card, or a note that it could not be drawn (one bad card never loses the page)."""
+    try:
+        return _card(card)
+    except Exception as exc:
+        env_id = getattr(card, "env_id", "?")
+        return (
+            f'<article class="card" data-env-id="{_e(env_id)}"><h3>{_e(env_id)}</h3>'
+            f'<p class="meta">This card could not be drawn ({_e(type(exc).__name__)}: '
+            f"{_e(str(exc)[:300])}).</p></article>"
+        )
+
+
 def render(data: ReportData, figures: Sequence[tuple[str, str, str]]) -> str:
     """The page: a header, the figures (file, title, caption) and a card per environment."""
     figs = "\n".join(
@@ -93,7 +113,7 @@ def render(data: ReportData, figures: Sequence[tuple[str, str, str]]) -> str:
     notes = "".join(f'<p class="lead">{_e(n)}</p>' for n in data.notes)
     roots = ", ".join(f"<code>{_e(r)}</code>" for r in data.roots) or "none"
     memory = f"<code>{_e(data.memory_path)}</code>" if data.memory_path else "none"
-    cards = "\n".join(_card(c) for c in data.cards)
+    cards = "\n".join(_card_or_note(c) for c in data.cards)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>{_e(data.title)}</title><style>{_STYLE}</style></head>

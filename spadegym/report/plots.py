@@ -1,15 +1,20 @@
 """The report's figures, drawn with matplotlib (Agg, no display) and saved as PNG files.
 
-Each function takes plain data and a path, writes one image, and returns its caption.
+Each function takes plain data and a path, writes one image, and returns its caption. Labels a
+program chose (its skill) are drawn as plain text: matplotlib would read ``$...$`` as mathtext
+(and raise on malformed mathtext) and TeX commands under ``usetex``, so every figure is drawn
+with both off, and control characters are shown as escapes.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from spadegym.cli.output import terminal
 from spadegym.errors import ConfigError
 from spadegym.report.data import EnvCard, Funnel
 
@@ -29,6 +34,25 @@ def _pyplot() -> Any:
     return plt
 
 
+_PLAIN_TEXT = {"text.usetex": False, "text.parse_math": False}
+
+
+def _plain_text(draw: Callable[..., str]) -> Callable[..., str]:
+    """Draw (and save) a figure with every text drawn as plain text."""
+
+    @functools.wraps(draw)
+    def plain(*args: Any, **kwargs: Any) -> str:
+        with _pyplot().rc_context(_PLAIN_TEXT):
+            return draw(*args, **kwargs)
+
+    return plain
+
+
+def _label(text: object) -> str:
+    """A program-supplied label as one line of visible characters."""
+    return terminal(text).replace("\n", "\\n").replace("\t", " ")
+
+
 def _save(fig: Any, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
@@ -36,11 +60,12 @@ def _save(fig: Any, path: Path) -> None:
     _pyplot().close(fig)
 
 
+@_plain_text
 def skills_and_kinds(cards: Sequence[EnvCard], path: Path) -> str:
     """A stacked bar per skill, split by kind."""
     plt = _pyplot()
-    counts = Counter((c.skill, c.kind) for c in cards)
-    skills = sorted({c.skill for c in cards}) or ["(none)"]
+    counts = Counter((_label(c.skill), c.kind) for c in cards)
+    skills = sorted({_label(c.skill) for c in cards}) or ["(none)"]
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(skills) + 1.5))
     left = [0] * len(skills)
     for kind, colour in _KIND_COLOURS.items():
@@ -57,6 +82,7 @@ def skills_and_kinds(cards: Sequence[EnvCard], path: Path) -> str:
     return f"{len(cards)} environments over {len(set(c.skill for c in cards))} skills."
 
 
+@_plain_text
 def funnel(data: Funnel, path: Path) -> str:
     """Generated, valid, novel, registered, as falling bars."""
     plt = _pyplot()
@@ -78,10 +104,11 @@ def funnel(data: Funnel, path: Path) -> str:
     return f"From {data.source}."
 
 
+@_plain_text
 def check_times(seconds: dict[str, list[float]], source: str, path: Path) -> str:
     """Mean and slowest time per validation check."""
     plt = _pyplot()
-    names = list(seconds) or ["(none)"]
+    names = [_label(name) for name in seconds] or ["(none)"]
     means = [1000 * sum(v) / len(v) if v else 0.0 for v in seconds.values()] or [0.0]
     peaks = [1000 * max(v) if v else 0.0 for v in seconds.values()] or [0.0]
     fig, ax = plt.subplots(figsize=(8, 0.35 * len(names) + 1.5))
@@ -97,6 +124,7 @@ def check_times(seconds: dict[str, list[float]], source: str, path: Path) -> str
     return f"Measured over {runs} validation(s) ({source})."
 
 
+@_plain_text
 def win_rate_vs_regret(cards: Sequence[EnvCard], path: Path) -> str:
     """Each environment with statistics: plain win rate against regret."""
     plt = _pyplot()

@@ -1,20 +1,22 @@
 """Running untrusted environment programs: isolated worker processes speaking JSON over pipes.
 
-What the sandbox covers. Every program runs in a worker process of its own program (never in
-the host, never forked from it) that, before it runs anything, is tied to its host's life
-(SIGKILL when the host dies), limits its memory, CPU time (over its life and per call), file
-size and open files, enters empty network and IPC namespaces, confines its filesystem (Landlock:
-reads below the Python installation and spadegym's packages only, no writes; else read-only
-mounts), drops root to ``nobody``, and loads a seccomp filter that refuses process creation,
-sockets, opening or changing files (times and extended attributes included), SysV and POSIX
-IPC, file watching, mounts, namespaces, signals to other processes, tracing, keyrings, BPF,
+What the sandbox covers. Every program runs in a worker process of its own program (never in the
+host, never forked from it) that, before it runs anything, is tied to its host's life (SIGKILL when
+the host dies), limits its memory, CPU time (over its life and per call), file size and open files,
+enters empty network and IPC namespaces, confines its filesystem (Landlock: reads below the Python
+installation and spadegym's packages only, no writes; else read-only mounts), drops root to a uid of
+its own (the kernel then refuses it the host and every other worker), and loads a seccomp filter
+that refuses process creation, sockets, opening or changing files (times and extended attributes
+included), SysV and POSIX IPC, file watching, mounts, namespaces, signals to other processes
+(``fcntl``/``ioctl`` signal owners included), ``prlimit`` of others, tracing, keyrings, BPF,
 io_uring and scheduling changes (``isolation``). All program code, finalizers and class facts
-included, runs under a deadline: a soft one in the worker, a hard kill by the host. Values
-cross as JSON with exact type checks on both sides, nothing is unpickled, and every read and
-write of a pipe has a deadline; a malformed frame is a ``ProgramError``. One worker serves one
-program, so programs cannot tamper with each other. Without the network or privilege layer the
-host refuses to run programs unless told otherwise (``SandboxConfig.allow_weak_sandbox`` or
-``SPADEGYM_ALLOW_WEAK_SANDBOX=1``); ``spadegym doctor`` shows every layer.
+included, runs under a deadline: a soft one in the worker, a hard kill by the host. Values cross as
+JSON with exact type checks on both sides, nothing is unpickled, and every read and write of a pipe
+has a deadline; a malformed frame, or one longer than its request's answer can be (refused by its
+length prefix, unread), is a ``ProgramError``. One worker serves one program, so programs cannot
+tamper with each other. Without the network or privilege layer the host refuses to run programs
+unless told otherwise (``SandboxConfig.allow_weak_sandbox`` or ``SPADEGYM_ALLOW_WEAK_SANDBOX=1``);
+``spadegym doctor`` shows every layer.
 
 What it does not cover: CPU cache and timing side channels, kernel bugs reachable through the
 allowed system calls, metadata of host files (``stat`` of a known path), and whatever the host

@@ -14,7 +14,7 @@ from typing import Any
 from spadegym.errors import ProgramError
 from spadegym.sandbox import protocol
 
-MAX_MESSAGE_CHARS = 2000
+MAX_MESSAGE_CHARS = protocol.MAX_MESSAGE_CHARS
 """Longest error message taken from a worker."""
 
 ANSWER_KINDS = frozenset(

@@ -47,6 +47,12 @@ while fewer workers compute than there are cores: spinning would take a core fro
 
 CORES = os.cpu_count() or 1
 
+_BROKE_PROTOCOL = ("a response frame", "an undecodable frame", "a malformed answer")
+"""How ``last_failure`` starts when the host killed a worker for what it sent."""
+
+HELLO_BYTES = 64 * 1024
+"""Largest first frame of a worker (its layers' states)."""
+
 WORKER_DIR_PREFIX = "spadegym-worker-"
 """Each worker's temporary working folder: ``spadegym-worker-<host pid>-<host>-<random>``."""
 
@@ -234,20 +240,27 @@ class SandboxWorker(Operations):
 
     # -- frames -------------------------------------------------------------------------------
 
-    def _read_frame(self, deadline: float, spin: bool = True) -> Any:
-        """Read one frame before ``deadline``; ``None`` on timeout, EOF or a bad frame."""
+    def _read_frame(self, deadline: float, spin: bool = True, limit: int = HELLO_BYTES) -> Any:
+        """Read one frame before ``deadline``; ``None`` on timeout, EOF or a bad frame.
+
+        A frame whose length prefix is over ``limit`` is refused before its body is read, and
+        a large one holding many values before it is decoded (``protocol.few_values``).
+        """
         fd = self._proc.stdout.fileno()
         need = None
         spin_until = None if spin else 0.0
         while True:
             if need is None and len(self._buf) >= 4:
                 (need,) = protocol.HEADER.unpack_from(self._buf)
-                if need > protocol.MAX_RESPONSE_BYTES:
-                    self.last_failure = f"a response frame of {need} bytes"
+                if need > limit:
+                    self.last_failure = f"a response frame of {need} bytes (the limit is {limit})"
                     return None
             if need is not None and len(self._buf) >= 4 + need:
                 body = bytes(self._buf[4 : 4 + need])
                 del self._buf[: 4 + need]
+                if need > protocol.LARGE_FRAME_BYTES and not protocol.few_values(body):
+                    self.last_failure = f"a response frame of {need} bytes holding many values"
+                    return None
                 try:
                     return protocol.decode(body)
                 except ValueError as exc:
@@ -331,13 +344,16 @@ class SandboxWorker(Operations):
             spin: poll the pipe briefly before sleeping (for one worker on a spare core).
         """
         answers: list[Answer] = []
-        limits: dict[str, float] = {}
+        limits: dict[Any, tuple[float, int]] = {}  # by what is called: seconds, answer bytes
         for request in requests:
             op = request.get("op")
-            limit = limits.get(op)
+            limit = limits.get(request.get("m") if op == "call" else op)
             if limit is None:
-                limit = limits[op] = self.config.deadline(op) + self.config.kill_grace
-            frame = self._read_frame(time.monotonic() + limit, spin)
+                limit = limits[request.get("m") if op == "call" else op] = (
+                    self.config.deadline(op) + self.config.kill_grace,
+                    protocol.answer_limit(request),
+                )
+            frame = self._read_frame(time.monotonic() + limit[0], spin, limit[1])
             answer = envelope(frame) if frame is not None else None
             if answer is None:
                 if frame is not None:
@@ -357,6 +373,7 @@ class SandboxWorker(Operations):
         """Kill the worker after a hard timeout, a crash or a bad frame; describe what happened."""
         what = call_name(request)
         reason = self.last_failure
+        running = self._proc is not None and self._proc.poll() is None  # killed by us, below
         code = self.kill()
         if reason == "timeout":
             self.hard_timeouts += 1
@@ -371,7 +388,7 @@ class SandboxWorker(Operations):
                 "interrupted; the worker was killed and restarted.",
                 "timeout",
             )
-        if code is not None and code < 0:
+        if code is not None and code < 0 and not (running and reason.startswith(_BROKE_PROTOCOL)):
             try:
                 name = signal.Signals(-code).name
             except ValueError:

@@ -11,11 +11,15 @@ What this covers, in the order the worker applies them (``worker.prepare``):
 - **filesystem** (``filesystem``): Landlock, reads only below the Python installation and
   spadegym's packages and no writes anywhere; else a mount namespace where every mount is
   read-only.
-- **privileges**: root becomes ``nobody`` with no groups.
+- **privileges**: root becomes a uid of the worker's own (``WORKER_UID_BASE`` + its pid), with
+  the group ``nobody`` and no others, so the kernel refuses it every other process: the host
+  and other workers, of this host process or another.
 - **seccomp** (``seccomp``): process creation, sockets, opening or changing files (contents,
   names, modes, owners, times, extended attributes), IPC, file watching, mounts, namespaces,
   signals to other processes, tracing, keyrings, BPF, io_uring, scheduling and the other calls
-  of ``seccomp.DENIED_SYSCALLS`` fail with ``EPERM``.
+  of ``seccomp.DENIED_SYSCALLS`` fail with ``EPERM``; so do ``prlimit64`` on another process
+  and setting a signal owner on a file (``fcntl`` ``F_SETOWN``/``F_SETOWN_EX``/``F_SETSIG``,
+  ``O_ASYNC``, and their ``ioctl`` forms): ``seccomp.DENIED_WITH_ARGUMENTS``.
 
 Each layer comes after everything the worker needs has been imported, so a program can only
 compute and answer over its pipe. The restricted policy (``spadegym.policy``) runs inside this
@@ -54,6 +58,10 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 NOBODY = 65534
+WORKER_UID_BASE = 1 << 30
+"""A worker started as root takes uid ``WORKER_UID_BASE + its pid``: pids are unique among
+live processes, so no two workers (of any host) share a uid, and the range is far above the
+uids of real users."""
 PR_SET_PDEATHSIG = 1
 PR_GET_PDEATHSIG = 2
 ORPHANED_EXIT = 70
@@ -133,14 +141,35 @@ def enter_namespaces(network: bool, mount: bool) -> dict[str, tuple[bool, str]]:
     return results
 
 
+def worker_uid(pid: int | None = None) -> int:
+    """The uid a worker started as root takes: its own, shared with no other live process."""
+    return WORKER_UID_BASE + (os.getpid() if pid is None else pid)
+
+
 def drop_privileges() -> tuple[bool, str]:
-    """If running as root, become ``nobody`` with no supplementary groups."""
+    """If running as root, take a uid of this worker's own, with no supplementary groups.
+
+    A uid no other process has means the kernel's own checks refuse this worker every other
+    process: signals (``kill``, and the ``fcntl`` owner signals of ``O_ASYNC``), ``prlimit``,
+    ``setpriority``, ``ptrace``, ``process_vm_readv``, ``/proc/<pid>`` of others, even where
+    seccomp is off. Where that uid cannot be had (a user namespace that maps few uids), the
+    worker becomes ``nobody``, which its sibling workers share, and says so.
+    """
     if os.geteuid() != 0:
-        return True, f"not root (uid {os.geteuid()})"
+        return True, f"not root (uid {os.geteuid()}; other workers of this host share it)"
     try:
         os.setgroups([])
         os.setresgid(NOBODY, NOBODY, NOBODY)
+    except OSError as exc:
+        return False, f"could not drop root: {exc}"
+    uid = worker_uid()
+    try:
+        os.setresuid(uid, uid, uid)
+        return True, f"root dropped to uid {uid}, this worker's own"
+    except OSError:
+        pass
+    try:
         os.setresuid(NOBODY, NOBODY, NOBODY)
     except OSError as exc:
         return False, f"could not drop root: {exc}"
-    return True, "root dropped to nobody"
+    return True, f"root dropped to nobody (uid {uid} is not mapped here; workers share nobody)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from typing import Any
 
@@ -24,12 +25,61 @@ MAX_REQUEST_BYTES = 4 * contract.MAX_ACTION_CHARS + 8 * contract.MAX_PROGRAM_BYT
 """Largest frame the worker accepts (a program, or a batch of long actions); the host splits a
 batch that would be larger into several frames."""
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-"""Largest frame the host accepts from a worker; anything bigger kills the worker."""
+"""Largest frame the host accepts from a worker (a ``solution()`` answer; every other answer
+has a far smaller limit, ``answer_limit``); anything bigger kills the worker."""
 MAX_JSON_DEPTH = 32
 MAX_OPTIONS_BYTES = 64 * 1024
 """Largest ``options`` of a ``reset``, as JSON."""
 MAX_TOOLS_BYTES = 64 * 1024
 """Largest ``tools`` declaration of a ``ToolEnv``, as JSON."""
+MAX_MESSAGE_CHARS = 2000
+"""Longest error message a worker sends (it cuts longer ones; the host cuts again)."""
+MAX_SKILL_CHARS = 200
+"""Longest ``skill`` a worker reports."""
+
+_CHAR_BYTES = 6  # the most one character takes in a frame: a control character as \uXXXX
+_ENVELOPE_BYTES = _CHAR_BYTES * MAX_MESSAGE_CHARS + 4096  # an error answer, or a small value
+_ANSWER_LIMITS = {
+    "reset": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS + contract.MAX_INFO_BYTES,
+    "step": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS + contract.MAX_INFO_BYTES,
+    "hint": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS,
+    "load": _CHAR_BYTES * (contract.MAX_PROGRAM_BYTES + MAX_TOOLS_BYTES + MAX_SKILL_CHARS),
+    "solution": MAX_RESPONSE_BYTES,
+}
+LARGE_FRAME_BYTES = 1024 * 1024
+"""Frames larger than this (only ``solution()`` answers may be) must hold few JSON values."""
+MAX_LARGE_FRAME_VALUES = contract.MAX_SOLUTION_STEPS + 16
+"""JSON values a large frame may hold: a solution's actions and the envelope."""
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def answer_limit(request: dict) -> int:
+    """The largest answer frame the host reads for ``request``, judged by its length prefix.
+
+    A worker that escaped the policy may answer anything: a frame longer than the largest
+    legitimate answer to that request is refused before one byte of it is read.
+    """
+    op = request.get("op")
+    kind = request.get("m") if op == "call" else op
+    return _ANSWER_LIMITS.get(kind, 0) + _ENVELOPE_BYTES
+
+
+def few_values(body: bytes) -> bool:
+    """Whether a large frame holds at most ``MAX_LARGE_FRAME_VALUES`` JSON values.
+
+    Decoding 16 MiB of ``[[],[],...]`` takes half a gigabyte, so a large frame is counted
+    first: every value but the first of a container follows a comma, every container opens
+    with a bracket. Counting bytes is fast; only when strings might hold commas or brackets are
+    the strings taken out before counting again.
+    """
+
+    def count(text: bytes) -> int:
+        return text.count(b",") + text.count(b"[") + text.count(b"{")
+
+    if count(body) <= MAX_LARGE_FRAME_VALUES:
+        return True
+    return count(_JSON_STRING.sub(b'""', body)) <= MAX_LARGE_FRAME_VALUES
+
 
 _encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 

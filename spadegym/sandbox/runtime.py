@@ -32,7 +32,7 @@ from spadegym import contract
 from spadegym.errors import PolicyError
 from spadegym.sandbox import protocol
 
-MAX_SKILL_CHARS = 200
+MAX_SKILL_CHARS = protocol.MAX_SKILL_CHARS
 """Longest ``skill`` reported (a skill is a short name; a longer one is cut)."""
 
 ALARM_REPEAT = 0.05

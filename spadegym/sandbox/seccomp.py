@@ -112,6 +112,7 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "process_madvise",
     "process_mrelease",
     "kcmp",
+    "get_robust_list",
     "migrate_pages",
     "move_pages",
     # changing our own signal handlers (the soft deadline and the CPU limit are signals)
@@ -203,18 +204,52 @@ architecture does not have are skipped)."""
 PR_SET_PDEATHSIG = 1
 TIOCSTI = 0x5412
 TIOCLINUX = 0x541C
+FIOASYNC = 0x5452
+FIOSETOWN = 0x8901
+SIOCSPGRP = 0x8902
+F_SETFL = 4
+F_SETOWN = 8
+F_SETSIG = 10
+F_SETOWN_EX = 15
+O_ASYNC = 0o20000
 
-DENIED_WITH_ARGUMENT: tuple[tuple[str, int, int], ...] = (
-    ("prctl", 0, PR_SET_PDEATHSIG),  # the worker must die with its host: keep SIGKILL
-    ("ioctl", 1, TIOCSTI),  # typing into a terminal the worker's stderr may share
-    ("ioctl", 1, TIOCLINUX),
+SCMP_CMP_NE = 1
+SCMP_CMP_MASKED_EQ = 7
+_LOW_32 = 0xFFFFFFFF
+
+
+def _equals(index: int, value: int) -> tuple[int, int, int, int]:
+    """Argument ``index`` equals ``value`` (on its low 32 bits: the kernel reads an int)."""
+    return (index, SCMP_CMP_MASKED_EQ, _LOW_32, value)
+
+
+DENIED_WITH_ARGUMENTS: tuple[tuple[str, str, tuple[tuple[int, int, int, int], ...]], ...] = (
+    # The worker must die with its host: keep SIGKILL.
+    ("prctl", "PR_SET_PDEATHSIG", (_equals(0, PR_SET_PDEATHSIG),)),
+    # Typing into a terminal the worker's stderr may share.
+    ("ioctl", "TIOCSTI", (_equals(1, TIOCSTI),)),
+    ("ioctl", "TIOCLINUX", (_equals(1, TIOCLINUX),)),
+    # Asynchronous I/O signals: an owner set on the worker's own pipes makes the kernel
+    # signal that owner (any process, SIGKILL included) whenever the host reads or writes.
+    ("fcntl", "F_SETOWN", (_equals(1, F_SETOWN),)),
+    ("fcntl", "F_SETOWN_EX", (_equals(1, F_SETOWN_EX),)),
+    ("fcntl", "F_SETSIG", (_equals(1, F_SETSIG),)),
+    (
+        "fcntl",
+        "F_SETFL with O_ASYNC",
+        (_equals(1, F_SETFL), (2, SCMP_CMP_MASKED_EQ, O_ASYNC, O_ASYNC)),
+    ),
+    ("ioctl", "FIOASYNC", (_equals(1, FIOASYNC),)),
+    ("ioctl", "FIOSETOWN", (_equals(1, FIOSETOWN),)),
+    ("ioctl", "SIOCSPGRP", (_equals(1, SIOCSPGRP),)),
+    # The limits of another process (the worker's own, pid 0, stay readable).
+    ("prlimit64", "another process", ((0, SCMP_CMP_NE, 0, 0),)),
 )
-"""``(system call, argument index, value)``: the call fails with EPERM when that argument has
-that value (compared on its low 32 bits)."""
+"""``(system call, what, comparisons)``: the call fails with EPERM when every comparison
+``(argument index, operator, mask or datum, datum)`` holds."""
 
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_ACT_ERRNO = 0x00050000
-SCMP_CMP_MASKED_EQ = 7
 SCMP_FLTATR_CTL_OPTIMIZE = 8
 
 
@@ -257,7 +292,7 @@ def libseccomp() -> ctypes.CDLL | None:
 
 
 def load_seccomp(lib: ctypes.CDLL | None = None) -> tuple[bool, str]:
-    """Load the filter: ``DENIED_SYSCALLS`` and ``DENIED_WITH_ARGUMENT`` fail with EPERM."""
+    """Load the filter: ``DENIED_SYSCALLS`` and ``DENIED_WITH_ARGUMENTS`` fail with EPERM."""
     lib = lib or libseccomp()
     if lib is None:
         return False, "libseccomp is not installed (apt-get install libseccomp2)"
@@ -277,11 +312,14 @@ def load_seccomp(lib: ctypes.CDLL | None = None) -> tuple[bool, str]:
                 denied += 1
             else:
                 missing.append(name)
-        for name, index, value in DENIED_WITH_ARGUMENT:
+        for name, what, comparisons in DENIED_WITH_ARGUMENTS:
             number = lib.seccomp_syscall_resolve_name(name.encode())
-            compare = _ArgCmp(index, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, value)
-            if number < 0 or lib.seccomp_rule_add_array(ctx, action, number, 1, compare) != 0:
-                missing.append(f"{name}({value:#x})")
+            compare = (_ArgCmp * len(comparisons))(*(_ArgCmp(*c) for c in comparisons))
+            if (
+                number < 0
+                or lib.seccomp_rule_add_array(ctx, action, number, len(comparisons), compare) != 0
+            ):
+                missing.append(f"{name}({what})")
         if missing:
             return False, f"could not add rules for {', '.join(missing)}"
         code = lib.seccomp_load(ctx)
@@ -290,5 +328,7 @@ def load_seccomp(lib: ctypes.CDLL | None = None) -> tuple[bool, str]:
     if code != 0:
         return False, f"seccomp_load failed ({os.strerror(-code)})"
     return True, (
-        f"{denied} system calls denied, and prctl(PR_SET_PDEATHSIG), ioctl(TIOCSTI, TIOCLINUX)"
+        f"{denied} system calls denied, and prctl(PR_SET_PDEATHSIG), fcntl and ioctl "
+        "signal owners (F_SETOWN, F_SETOWN_EX, F_SETSIG, O_ASYNC, FIOASYNC, FIOSETOWN, "
+        "SIOCSPGRP), ioctl(TIOCSTI, TIOCLINUX), prlimit64 on other processes"
     )

@@ -172,6 +172,8 @@ def serve(runtime: Runtime, fd_in: int = 0, fd_out: int = 1) -> None:
             except Deadline:  # a late alarm, past every handler of the runtime
                 runtime._disarm()
                 response = {"ok": False, "kind": "timeout", "msg": "the call ran past its deadline"}
+            if response.get("ok") is False and len(response["msg"]) > protocol.MAX_MESSAGE_CHARS:
+                response["msg"] = response["msg"][: protocol.MAX_MESSAGE_CHARS]  # fits the frame
             try:
                 frame = protocol.encode(response)
             except (ValueError, TypeError, UnicodeError, RecursionError) as exc:

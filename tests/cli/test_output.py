@@ -166,3 +166,18 @@ def test_play_show_and_list_escape_program_text(registry_root, monkeypatch, caps
     assert main(["list", "--json", "--root", str(registry_root)]) == 0
     titles = [row["title"] for row in json.loads(capsys.readouterr().out)]
     assert titles == ["Glitch \x1b[31mred\x1b[0m title."]
+
+
+@pytest.mark.parametrize(
+    "char",
+    ["\u202e", "\u202a", "\u2066", "\u2069", "\u200f", "\u061c", "\u200b", "\u200d", "\u2060",
+     "\ufeff", "\u2028", "\u2029", "\u180e"],
+)  # fmt: skip
+def test_bidirectional_and_zero_width_controls_are_escaped(char):
+    """Issue 25: a line must read as what it holds (no reordering, nothing hidden)."""
+    text = f"admin{char}gnp.exe"
+    shown = terminal(text)
+    assert char not in shown and f"\\u{ord(char):04x}" in shown
+    encoded = dumps({"title": text})
+    assert char not in encoded and json.loads(encoded) == {"title": text}
+    assert terminal("نیم 日本 é") == "نیم 日本 é"  # other scripts stay as they are

@@ -53,6 +53,10 @@ ATTACKS = {
         f"Line 1: {LOADING} TypeError: class Meta derives from type: programs cannot define "
         "metaclasses; write a plain class"
     ),
+    "attack_dataclass_cached_property.py": (
+        f"Line 31: {LOADING} TypeError: classmethod() wraps functions only, not a 'property' "
+        "object; write a classmethod that computes the value instead"
+    ),
     "attack_abc_register.py": (
         f"Line 5: {LOADING} AttributeError: '.register' of an abstract base class is not "
         "available: it changes isinstance() for everyone; subclass the class instead"

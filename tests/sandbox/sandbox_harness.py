@@ -51,3 +51,34 @@ def run_isolated(attack: str, timeout: float = 60, **config) -> dict:
     done = attack_process(attack, timeout, **config)
     assert done.stdout, (done.returncode, done.stderr.decode()[-2000:])
     return json.loads(done.stdout)
+
+
+STAY = ENTRY.replace(
+    "os.write(1,json.dumps(out,default=str).encode())\nos._exit(0)",
+    "os.write(1,json.dumps(out,default=str).encode()+b'\\n')\n"
+    "while os.read(0,65536):\n pass\nos._exit(0)",
+)
+"""``ENTRY``, except that the process then reads its stdin until it closes (so that the host
+side can read and write its pipes after the attack, as a host does)."""
+
+
+def attack_worker(attack: str, timeout: float = 60, **config) -> tuple[subprocess.Popen, dict]:
+    """Run ``attack`` in an isolated worker that stays up reading its stdin.
+
+    Returns:
+        The process (stdin and stdout are pipes; close stdin to end it) and its ``out``.
+    """
+    argument = json.loads(worker_argument(SandboxConfig(**config)))
+    argument["attack"] = attack
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", BOOT_SETUP + STAY, json.dumps(argument)],
+        env=worker_environment(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tempfile.gettempdir(),
+        start_new_session=True,
+    )
+    line = process.stdout.readline()
+    assert line, (process.wait(timeout), process.stderr.read().decode()[-2000:])
+    return process, json.loads(line)
