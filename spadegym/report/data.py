@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spadegym import contract
+
 if TYPE_CHECKING:
     from spadegym.sandbox import Pool
 
@@ -48,6 +50,9 @@ class EnvCard:
         stats: play statistics from the memory (``win_rate``, ``hint_win_rate``, ``regret``,
             ``plays``), when there are any.
         provenance: where it came from (designer, origin).
+        floor: the chance floor validation measured (the best shortcut solver's mean
+            outcome), or ``None``.
+        floor_shortcut: the shortcut that set it.
     """
 
     env_id: str
@@ -64,6 +69,8 @@ class EnvCard:
     outcome: Any = None
     stats: dict[str, Any] | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
+    floor: float | None = None
+    floor_shortcut: str | None = None
 
     @property
     def anchor(self) -> str:
@@ -181,6 +188,8 @@ def card_of(env: Any, stats: Any = None) -> EnvCard:
             for k, v in manifest.provenance.model_dump().items()
             if k in ("designer", "origin", "document_id") and v
         },
+        floor=manifest.floor,
+        floor_shortcut=manifest.validation.properties.get("floor_shortcut"),
     )
     if stats is not None:
         card.stats = {
@@ -188,6 +197,9 @@ def card_of(env: Any, stats: Any = None) -> EnvCard:
             "win_rate": stats.win_rate,
             "hint_win_rate": stats.hint_win_rate,
             "regret": stats.regret,
+            "adjusted": contract.chance_adjusted(stats.win_rate, manifest.floor)
+            if stats.win_rate is not None and manifest.floor is not None
+            else None,
         }
     return card
 

@@ -60,12 +60,21 @@ def _card(card: EnvCard) -> str:
     if card.description:
         parts.append(f"<p>{_e(card.description)}</p>")
     parts.append(f'<ul class="checks" title="validation checks">{checks}</ul>')
+    if card.floor is not None:
+        parts.append(
+            f'<p class="stats">chance floor {_num(card.floor)}'
+            + (f" ({_e(card.floor_shortcut)})" if card.floor_shortcut else "")
+            + ": what a solver scores without playing</p>"
+        )
     if card.stats:
         s = card.stats
+        adjusted = s.get("adjusted")
         parts.append(
             f'<p class="stats">{s["plays"]} plays: win rate {_num(s["win_rate"])} '
             f"without hint, {_num(s['hint_win_rate'])} with it, regret "
-            f"{_num(s['regret'])}</p>"
+            f"{_num(s['regret'])}"
+            + (f", {_num(adjusted)} above the floor" if adjusted is not None else "")
+            + "</p>"
         )
     if card.provenance:
         parts.append(

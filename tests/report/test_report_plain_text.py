@@ -91,3 +91,19 @@ def test_one_environment_that_breaks_its_card_leaves_the_page(tmp_path, monkeypa
     assert "This card could not be built (ValueError: $\\frac{ a broken manifest)" in text
     assert (tmp_path / "out" / "img" / "skills.png").read_bytes().startswith(PNG)
     assert text.count('class="card"') == len(Registry(root).list()) >= 2
+
+
+def test_a_card_shows_the_chance_floor_and_the_rate_above_it():
+    from spadegym.memory.stats import PlayStats
+    from spadegym.registry import Registry, shipped_root
+    from spadegym.report.data import card_of
+    from spadegym.report.html import _card
+
+    env = Registry(shipped_root()).get("spade/NumberPick-v0")
+    stats = PlayStats(env.id, "t", "s", 8, 8, 0, 0.75, None, 0.0, 0.0)
+    card = card_of(env, stats)
+    assert card.floor == env.manifest.floor and 0.2 < card.floor < 0.8
+    html = _card(card)
+    assert f"chance floor {card.floor:.2f} ({card.floor_shortcut})" in html
+    adjusted = (0.75 - card.floor) / (1 - card.floor)
+    assert f"{adjusted:.2f} above the floor" in html
