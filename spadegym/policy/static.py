@@ -148,6 +148,34 @@ class _StaticChecker(ast.NodeVisitor):
         ):
             self.error(node, _builtin_message(name))
 
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._check_annotation(node.annotation)
+        self.generic_visit(node)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        if node.annotation is not None:
+            self._check_annotation(node.annotation)
+        self.generic_visit(node)
+
+    def _check_annotation(self, annotation: ast.expr) -> None:
+        """Annotations are dropped unevaluated, but they are code: the rules of code hold."""
+        for part in ast.walk(annotation):
+            if isinstance(part, (ast.Call, ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield)):
+                self.error(
+                    part,
+                    "an annotation is a type (int, str, List[int], 'Board'), not a call or an "
+                    "expression to run; write the type",
+                )
+                return
+            name = part.id if isinstance(part, ast.Name) else getattr(part, "attr", None)
+            if isinstance(name, str) and name.startswith("_"):
+                self.error(
+                    part,
+                    f"the annotation uses {name!r}: names and attributes that begin with '_' "
+                    "are refused in annotations as in code; write the type",
+                )
+                return
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = node.attr
         value = node.value
@@ -234,6 +262,9 @@ class _StaticChecker(ast.NodeVisitor):
         # A return in a function defined inside a finally block leaves only that function.
         depths = self.finally_return, self.finally_break
         self.finally_return = self.finally_break = 0
+        returns = getattr(node, "returns", None)
+        if returns is not None:
+            self._check_annotation(returns)
         self.generic_visit(node)
         self.finally_return, self.finally_break = depths
 

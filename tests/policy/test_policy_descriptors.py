@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from spadegym.policy import compile_program, new_globals
+from spadegym.policy import check_source, compile_program, new_globals
 
 
 def run(source: str, **extra: object) -> dict:
@@ -189,3 +189,30 @@ def test_a_str_that_lies_about_itself_never_becomes_a_generated_name(call, messa
     """namedtuple converts to exact str before checking; the enum stand-in checks exact str."""
     with pytest.raises((TypeError, ValueError), match=message):
         run("import collections, enum, typing\n" + SLY + f"made = {call}\n")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class AEnv:\n    v: ().__class__.__bases__[0].__subclasses__() = 1\n",
+        "def f(a) -> ().__class__:\n    return a\n",
+        "def f():\n    w: (q := 5) = 1\n    return q\n",
+        "z: print('hi') = 3\n",
+    ],
+)
+def test_annotations_are_checked_although_never_evaluated(source):
+    # Dropped unevaluated, an annotation is still code a designer wrote: the rules of code hold.
+    errors = check_source(source)
+    assert errors and all(e.startswith("Line ") for e in errors)
+    assert any("annotation" in e for e in errors)
+
+
+def test_plain_type_annotations_stay_allowed():
+    source = (
+        "from typing import List, Optional\n"
+        "def f(a: int, *b: str, **c: 'Board') -> List[int]:\n"
+        "    w: dict[str, int] = {}\n"
+        "    z: Optional[List[int]] = None\n"
+        "    return [a]\n"
+    )
+    assert check_source(source) == []

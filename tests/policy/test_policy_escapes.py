@@ -357,19 +357,34 @@ def test_a_method_named_register_on_program_objects_works():
 # --- annotations ------------------------------------------------------------------------------
 
 
-def test_annotations_keep_only_a_dotted_name_and_are_never_evaluated():
-    namespace = run(
-        """
-        import typing
-        class Sneaky:
-            a: __import__("os").system("id") = 1
-            b: (leak := 5) = 2
-            c: "typing.List[int]" = 3
-            d: typing.Optional[int] = 4
-            e: int | None = 5
-        result = [Sneaky.a, Sneaky.b, Sneaky.c, Sneaky.d, Sneaky.e]
-        """
-    )
+SNEAKY_ANNOTATIONS = """
+import typing
+class Sneaky:
+    a: __import__("os").system("id") = 1
+    b: (leak := 5) = 2
+    c: "typing.List[int]" = 3
+    d: typing.Optional[int] = 4
+    e: int | None = 5
+result = [Sneaky.a, Sneaky.b, Sneaky.c, Sneaky.d, Sneaky.e]
+"""
+
+
+def test_annotations_that_are_not_types_are_refused():
+    errors = check_source(SNEAKY_ANNOTATIONS)
+    assert errors[:2] == [
+        "Line 4: an annotation is a type (int, str, List[int], 'Board'), not a call or an "
+        "expression to run; write the type.",
+        "Line 5: an annotation is a type (int, str, List[int], 'Board'), not a call or an "
+        "expression to run; write the type.",
+    ]
+
+
+def test_annotations_keep_only_a_dotted_name_and_are_never_evaluated(monkeypatch):
+    # The rewrite alone, as if the static check were gone: nothing of an annotation runs.
+    from spadegym.policy import static
+
+    monkeypatch.setattr(static._StaticChecker, "_check_annotation", lambda self, node: None)
+    namespace = run(SNEAKY_ANNOTATIONS)
     assert namespace["result"] == [1, 2, 3, 4, 5]
     assert "leak" not in namespace
     assert namespace["Sneaky"].__annotations__ == {
