@@ -1,5 +1,7 @@
 """Shared fixtures: small programs, and a Gymnasium registry private to each test.
 
+In CI, a security-layer test that skips while its layer is active here fails (``layer_skips``).
+
 The whole session runs with ``SPADEGYM_HOME`` in a temporary folder (set here, before any test
 module imports spadegym), so no test writes into the real home, and every test gets back the
 ``spade/`` registrations it started with, so none leaks its ids into the next.
@@ -13,6 +15,10 @@ import tempfile
 
 import pytest
 from gymnasium.envs.registration import registry as gym_registry
+from layer_skips import (  # noqa: F401  (the hooks: CI skips of security layers fail)
+    pytest_collection_modifyitems,
+    pytest_runtest_makereport,
+)
 from sample_programs import LOCK_PICK
 
 _HOME = tempfile.mkdtemp(prefix="spadegym-tests-home-")
