@@ -110,9 +110,10 @@ class SandboxPool:
         """A pool over workers that already exist (they stay owned by the caller).
 
         A worker that has loaded one program serves that program; the pool starts workers of
-        its own for any other.
+        its own for any other. Such a pool has no watchdog: the workers' owner watches them
+        (validation times every call itself).
         """
-        pool = cls(len(workers), workers[0].config)
+        pool = cls(len(workers), workers[0].config, watchdog=None)
         for worker in workers:
             loaded = list(worker.programs)
             pool._members.append(

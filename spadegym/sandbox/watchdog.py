@@ -263,11 +263,20 @@ class Watchdog:
             if slow is not None:
                 what, wall, cpu, _ = slow
                 computing = f" ({cpu:.2f} s of it computing)" if cpu is not None else ""
+                when = (
+                    f"after {episodes} episodes of {watch.label} in its worker"
+                    if episodes
+                    else f"at the first use of {watch.label} in this pool"
+                )
                 return _breach(
-                    f"{what} took {wall:.2f} s{computing} after {episodes} episodes of "
-                    f"{watch.label} in its worker; its budget is {watch.budget:g} s "
-                    f"({watch.why}). The program slows down as it runs (state kept between "
-                    "instances?): every call must stay as fast as when it was validated."
+                    f"{what} took {wall:.2f} s{computing} {when}; its budget is "
+                    f"{watch.budget:g} s ({watch.why}). "
+                    + (
+                        "The program slows down as it runs (state kept between instances?): "
+                        if episodes
+                        else ""
+                    )
+                    + "every call must stay as fast as when it was validated."
                 )
             if frames and len(frames[-1]) == 2 and frames[-1][1] in INCONCLUSIVE:
                 return None
