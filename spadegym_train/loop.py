@@ -469,7 +469,8 @@ class Run:
             metrics.update(self.hinter.counts.take())
         # Quarantined programs are played no more (their candidates stay ``failed``).
         self.state.pool = [env for env in self.state.pool if env.key not in quarantined]
-        metrics["validate/quarantined"] = float(len(quarantined))
+        if self.spade:  # fixed mode validates nothing and logs no validate/ metrics
+            metrics["validate/quarantined"] = float(len(quarantined))
         return metrics
 
     # -- 4-5. advantages -----------------------------------------------------------------------

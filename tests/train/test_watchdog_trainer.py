@@ -39,7 +39,7 @@ class Nope:
 def test_a_quarantined_program_is_dropped_and_counted_as_its_designers_failure(tiny):
     config = tiny()
     run = Run.__new__(Run)  # the loop's bookkeeping, without a model or a designer
-    run.config, run.memory, run.hinter = config, None, None
+    run.config, run.memory, run.hinter, run.spade = config, None, None, True
     run.state = ckpt.RunState()
     run.state.candidates = [
         Candidate("flips", [1, 2], [3, 4], "", valid=True, env_key="Flips-v0"),
