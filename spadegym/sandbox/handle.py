@@ -98,8 +98,8 @@ class EnvHandle:
             return self.worker.reset(self.instance, seed, options)
 
         watchdog = self.pool.watchdog if self.pool is not None else None
-        if watchdog is not None:
-            self.pool._probe(watchdog.count_resets([self]))
+        if watchdog is not None and (due := watchdog.count_resets([self])):
+            self.pool._probe(due)
         started = time.perf_counter()
         try:
             return self._guarded(reset)
@@ -116,9 +116,11 @@ class EnvHandle:
 
     def _watched(self, op: str, started: float) -> None:
         """Give the pool's watchdog one call's time (a call alone is timed exactly)."""
-        if self.pool is not None and self.pool.watchdog is not None:
+        watchdog = self.pool.watchdog if self.pool is not None else None
+        if watchdog is not None:
             seconds = time.perf_counter() - started
-            self.pool._probe(self.pool.watchdog.observe([(self, {"op": op})], seconds))
+            if suspects := watchdog.observe([(self, {"op": op})], seconds):
+                self.pool._probe(suspects)
 
     def solution(self) -> list[str]:
         """The program's ``solution()`` for the current instance."""

@@ -260,8 +260,8 @@ class SandboxPool:
         for key, handle in handles.items():
             if handle.worker.hard_timeouts != before[key]:
                 self.strike(handle.digest, handle.filename)
-        if self.watchdog is not None:  # the suspects' probes judge them
-            self._probe(self.watchdog.observe(items, seconds))
+        if self.watchdog is not None and (suspects := self.watchdog.observe(items, seconds)):
+            self._probe(suspects)  # the suspects' probes judge them
         return answers
 
     # -- the Pool interface -------------------------------------------------------------------
@@ -357,7 +357,8 @@ class SandboxPool:
         """
         results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
         if self.watchdog is not None:  # due probes first: a breach refuses this batch's resets
-            self._probe(self.watchdog.count_resets([h for h, _, _ in batch]))
+            if due := self.watchdog.count_resets([h for h, _, _ in batch]):
+                self._probe(due)
         ready = []
         for position, (handle, _, _) in enumerate(batch):
             refused = as_value(

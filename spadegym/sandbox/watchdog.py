@@ -250,85 +250,96 @@ class Watchdog:
         if episodes is None:
             episodes = watch.episodes.get(worker, 0)
         try:
-            info = worker.load_cached(handle.source, handle.filename)
-            instance = worker.new(info.program)
-        except ProgramError:
-            return None  # the regular calls report a program that no longer loads
-        try:
+            program = worker.load_cached(handle.source, handle.filename).program
             transcript = watch.transcript
             seed = transcript.seed if transcript else random.randrange(2**31 - 1)
-            frames, slow = self._play(worker, instance, seed, watch.budget)
+            replies = self.config.probe_replies
+            if transcript is not None:
+                replies = replies[: len(transcript.frames) - 1]
+            frames, slow = _play(worker, program, seed, replies, watch.budget)
             if slow is not None and slow[3]:  # one slow play may be bad luck: once more
-                frames, slow = self._play(worker, instance, seed, watch.budget)
-            if slow is not None:
-                what, wall, cpu, _ = slow
-                computing = f" ({cpu:.2f} s of it computing)" if cpu is not None else ""
-                when = (
-                    f"after {episodes} episodes of {watch.label} in its worker"
-                    if episodes
-                    else f"at the first use of {watch.label} in this pool"
-                )
-                return _breach(
-                    f"{what} took {wall:.2f} s{computing} {when}; its budget is "
-                    f"{watch.budget:g} s ({watch.why}). "
-                    + (
-                        "The program slows down as it runs (state kept between instances?): "
-                        if episodes
-                        else ""
-                    )
-                    + "every call must stay as fast as when it was validated."
-                )
-            if frames and len(frames[-1]) == 2 and frames[-1][1] in INCONCLUSIVE:
-                return None
-            if transcript is None:
-                watch.transcript = Transcript(seed, self.config.probe_replies, tuple(frames))
-                return None
-            return _compare(transcript, frames, episodes, watch.label)
-        finally:
-            worker.close_instance(instance)
-
-    def _play(
-        self, worker: Any, instance: int, seed: int, budget: float
-    ) -> tuple[list[tuple], tuple[str, float, float | None, bool] | None]:
-        """Play the probe: reset, then the replies until the episode ends; each call alone.
-
-        Returns:
-            The frames, and ``(call, wall seconds, CPU seconds, again)`` of the first call
-            over budget (``again``: worth playing once more; a timeout is not), or None.
-        """
-        frames: list[tuple] = []
-        replies = list(self.config.probe_replies)
-        request = protocol.reset_request(instance, seed)
-        while True:
-            answer, wall, cpu = _timed(worker, request)
-            if isinstance(answer, ProgramError) and answer.kind == "timeout":
-                return frames, (_name(request), wall, cpu, False)
-            if _over(wall, cpu, budget):
-                return frames, (_name(request), wall, cpu, True)
-            if isinstance(answer, ProgramError):
-                frames.append(("error", answer.kind))  # two items: a failure's frame
-                return frames, None
-            if isinstance(answer, StepResult):
-                frame = (answer.observation, answer.reward, answer.terminated, answer.truncated)
-                frames.append(frame)
-                if answer.terminated or answer.truncated:
-                    return frames, None
-            else:
-                frames.append((answer[0], None, False, False))
-            if not replies:
-                return frames, None
-            request = protocol.step_request(instance, replies.pop(0))
+                frames, slow = _play(worker, program, seed, replies, watch.budget)
+        except ProgramError:
+            return None  # the regular calls report a program that no longer loads
+        if slow is not None:
+            return _slow(watch, slow, episodes)
+        if frames and len(frames[-1]) == 2 and frames[-1][1] in INCONCLUSIVE:
+            return None
+        if transcript is None:
+            watch.transcript = Transcript(seed, replies, tuple(frames))
+            return None
+        return _compare(transcript, frames, episodes, watch.label)
 
 
-def _timed(worker: Any, request: dict) -> tuple[Any, float, float | None]:
-    """One call alone in its exchange: its checked answer, wall time, and CPU time if slow."""
-    before = _cpu_seconds(worker)
-    started = time.perf_counter()
-    (raw,) = worker.exchange([request])
-    wall = time.perf_counter() - started
-    after = _cpu_seconds(worker) if before is not None else None
-    answer = answer_or_error(request, raw)
-    return answer, wall, None if after is None else max(0.0, after - before)
+def _play(
+    worker: Any, program: int, seed: int, replies: Sequence[str], budget: float
+) -> tuple[list[tuple], tuple[str, float, float | None, bool] | None]:
+    """Play the probe on a fresh instance: reset, then the replies until the episode ends.
+
+    Two round trips: ``new``, then one frame holding the reset, the replies and the close. The
+    worker answers each request as soon as it is done, so the time between two answers is the
+    time of one call.
+
+    Returns:
+        The frames, and ``(call, wall seconds, CPU seconds, again)`` of the first call over
+        budget (``again``: worth playing once more; a timeout is not), or None.
+    """
+    instance = worker.new(program)
+    requests = [protocol.reset_request(instance, seed)]
+    requests += [protocol.step_request(instance, reply) for reply in replies]
+    requests.append(protocol.close_request(instance))
+    frames: list[tuple] = []
+    for request, (answer, wall, cpu) in zip(requests, _timed_calls(worker, requests)):
+        if request["op"] == "close":
+            break
+        if isinstance(answer, ProgramError) and answer.kind == "timeout":
+            return frames, (_name(request), wall, cpu, False)
+        if _over(wall, cpu, budget):
+            return frames, (_name(request), wall, cpu, True)
+        if isinstance(answer, ProgramError):
+            frames.append(("error", answer.kind))  # two items: a failure's frame
+            break
+        if isinstance(answer, StepResult):
+            frames.append((answer.observation, answer.reward, answer.terminated, answer.truncated))
+            if answer.terminated or answer.truncated:
+                break
+        else:
+            frames.append((answer[0], None, False, False))
+    return frames, None
+
+
+def _timed_calls(worker: Any, requests: list[dict]) -> list[tuple[Any, float, float | None]]:
+    """Each request's checked answer, wall time and CPU time (None where unknown)."""
+    receive = getattr(worker, "receive", None)
+    cpu = _cpu_seconds(worker)
+    last = time.perf_counter()
+    if receive is not None:
+        failed = worker.send(requests)
+        if failed is not None:
+            return [(error, 0.0, None) for error in failed]
+    timed = []
+    for request in requests:
+        (raw,) = receive([request]) if receive is not None else worker.exchange([request])
+        now, used = time.perf_counter(), _cpu_seconds(worker)
+        spent = None if cpu is None or used is None else max(0.0, used - cpu)
+        timed.append((answer_or_error(request, raw), now - last, spent))
+        last, cpu = now, used
+    return timed
+
+
+def _slow(watch: _Watch, slow: tuple, episodes: int) -> ProgramError:
+    """The breach of a call over budget."""
+    what, wall, cpu, _ = slow
+    computing = f" ({cpu:.2f} s of it computing)" if cpu is not None else ""
+    if episodes:
+        when = f"after {episodes} episodes of {watch.label} in its worker"
+        why = "The program slows down as it runs (state kept between instances?): every"
+    else:
+        when, why = f"at the first use of {watch.label} in this pool", "Every"
+    return _breach(
+        f"{what} took {wall:.2f} s{computing} {when}; its budget is {watch.budget:g} s "
+        f"({watch.why}). {why} call must stay as fast as when it was validated."
+    )
 
 
 def _over(wall: float, cpu: float | None, budget: float) -> bool:
