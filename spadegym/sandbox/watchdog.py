@@ -195,18 +195,26 @@ class Watchdog:
         The first episode of a program in the pool records its transcript; then every
         ``probe_every`` episodes of it in one worker replay it there.
         """
-        due: dict[int, Any] = {}
-        every = self.config.probe_every
+        per_worker: dict[int, list] = {}  # a worker serves one program
         for handle in handles:
+            entry = per_worker.get(id(handle.worker))
+            if entry is None:
+                per_worker[id(handle.worker)] = [handle, 1]
+            else:
+                entry[1] += 1
+        due = []
+        every = self.config.probe_every
+        for handle, added in per_worker.values():
             watch = self._watch(handle)
             worker = handle.worker
             count = watch.episodes.get(worker, 0)
-            watch.episodes[worker] = count + 1
-            if watch.transcript is None or (count > 0 and count % every == 0):
-                if id(worker) not in due:
-                    due[id(worker)] = handle
-                    watch.due_at[worker] = count  # episodes served before the probe
-        return list(due.values())
+            watch.episodes[worker] = count + added
+            # The first multiple of probe_every this batch's episodes reach, if any.
+            multiple = -(-max(count, 1) // every) * every
+            if watch.transcript is None or multiple < count + added:
+                due.append(handle)
+                watch.due_at[worker] = count  # episodes served before the probe
+        return due
 
     def observe(self, items: Sequence[tuple[Any, dict]], seconds: float) -> list[Any]:
         """Take one exchange's wall time; the handles whose program is now suspect enough.
