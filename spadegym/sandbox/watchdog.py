@@ -15,8 +15,8 @@ as it serves it, in two ways:
   call in its own exchanges, where a call is over budget only when it took longer than the
   budget both in wall time and in the worker's CPU time (``/proc``), as validation times calls:
   programs have no clock to wait on, so a slow call computes, and a call that only waited for a
-  busy machine is never held against its program. A slow probe call is played again once, and
-  only two slow calls in a row quarantine.
+  busy machine is never held against its program. A probe that meets a slow call is played
+  again on a fresh instance, and only two slow plays in a row quarantine.
 - **Probe replay.** When the pool first resets a program, the watchdog records a transcript on a
   fresh instance: a seed drawn at random, then the fixed ``probe_replies`` until the episode
   ends, with every observation, reward and end flag. Every ``probe_every`` episodes of the
@@ -83,10 +83,11 @@ class WatchdogConfig:
     batch is usually a loaded machine or a slow batch-mate, and costs nothing)."""
 
     probe_every: int = 100
-    """Episodes (resets) of a program in one worker between probe replays. One probe is a
-    handful of round trips (about 0.5 ms for a typical program); every hundred episodes it adds
-    well under 1% to the episodes' cost, and a program that changes is caught within a
-    hundred episodes of the change."""
+    """Episodes (resets) of a program in one worker between probe replays. A probe is two round
+    trips (0.6 to 2 ms for a typical program on two loaded cores): every hundred episodes that
+    is 1 to 3% of the sandbox's share of the shortest episodes (a reset and three steps of a
+    sub-millisecond program in 64-instance batches), nothing measurable next to a model's
+    replies; a program that changes is caught within a hundred episodes of the change."""
 
     probe_replies: tuple[str, ...] = ("0", "yes", "\\boxed{A}")
     """The replies of the probe transcript, played in order until the episode ends."""
@@ -148,11 +149,14 @@ class Watchdog:
     def __init__(self, config: WatchdogConfig | None = None):
         self.config = config or WatchdogConfig()
         self.fastest = self.config.budget_floor
+        """The smallest budget: a batch no slower than this needs no look (``observe``)."""
         self._watches: dict[str, _Watch] = {}
         self._expected: dict[str, tuple[float, str]] = {}
         self._lock = threading.Lock()
 
-    def expect(self, digest: str, slowest_ms: float | None, step_budget: float | None = None):
+    def expect(
+        self, digest: str, slowest_ms: float | None, step_budget: float | None = None
+    ) -> None:
         """Set a program's budget from its validation: its slowest call, and the step budget.
 
         Args:
@@ -172,6 +176,7 @@ class Watchdog:
                 f"{slowest_ms:g} ms, within [{floor:g} s, {cap:g} s]"
             )
         with self._lock:
+            self.fastest = min(self.fastest, budget)
             self._expected[digest] = (budget, why)
             watch = self._watches.get(digest)
             if watch is not None:
