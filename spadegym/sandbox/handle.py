@@ -117,8 +117,7 @@ class EnvHandle:
     def _watched(self, op: str, started: float) -> None:
         """Give the pool's watchdog one call's time (a call alone is timed exactly)."""
         watchdog = self.pool.watchdog if self.pool is not None else None
-        if watchdog is not None:
-            seconds = time.perf_counter() - started
+        if watchdog is not None and (seconds := time.perf_counter() - started) > watchdog.fastest:
             if suspects := watchdog.observe([(self, {"op": op})], seconds):
                 self.pool._probe(suspects)
 

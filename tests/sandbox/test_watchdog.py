@@ -202,3 +202,25 @@ def test_the_watchdog_can_be_turned_off():
     with SandboxPool(1, watchdog=None) as pool:
         assert pool.watchdog is None
         assert play(pool, FLIPS, 60) == []
+
+
+def test_the_defaults_catch_a_flip_after_400_episodes_within_100():
+    late = FLIPS.replace("ProbeEnv.count > 20", "ProbeEnv.count > 400")
+    with SandboxPool(1) as pool:  # the default WatchdogConfig
+        errors = play(pool, late, 560, width=8)
+        assert errors and "differs at step 1 after 400 episodes in its worker" in str(errors[0])
+
+
+@pytest.mark.slow
+def test_the_defaults_catch_a_reset_half_a_second_slow_after_300_episodes():
+    # Kind 9 as it came: about 0.5 s per reset from the 300th on. Held to 50 x what validation
+    # measured (0.4 ms here: 0.05 s), it is caught at the next probe.
+    late = SLOWS.replace("ProbeEnv.count > 20", "ProbeEnv.count > 300").replace(
+        "10 ** 7", "2 * 10 ** 7"
+    )
+    with SandboxPool(1) as pool:
+        pool.watchdog.expect(program_digest(late), slowest_ms=0.4)
+        errors = play(pool, late, 400, width=4)
+        assert errors and " after 300 episodes of probe.py in its worker; its budget is 0.05 s" in (
+            str(errors[0])
+        )
