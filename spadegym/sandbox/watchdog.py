@@ -330,13 +330,16 @@ def _timed_calls(worker: Any, requests: list[dict]) -> list[tuple[Any, float, fl
         failed = worker.send(requests)
         if failed is not None:
             return [(error, 0.0, None) for error in failed]
-    timed = []
+    timed: list[tuple[Any, float, float | None]] = []
     for request in requests:
         (raw,) = receive([request]) if receive is not None else worker.exchange([request])
         now, used = time.perf_counter(), _cpu_seconds(worker)
         spent = None if cpu is None or used is None else max(0.0, used - cpu)
         timed.append((answer_or_error(request, raw), now - last, spent))
         last, cpu = now, used
+        if isinstance(raw, ProgramError) and not getattr(worker, "alive", True):
+            lost = ProgramError("not run: the worker was killed earlier in the probe", "lost")
+            return timed + [(lost, 0.0, None)] * (len(requests) - len(timed))
     return timed
 
 
@@ -396,14 +399,9 @@ def _compare(
             k = next(i for i in range(4) if then[i] != now[i])
             change = f"{names[k]} {_short(now[k])} where it was {_short(then[k])}"
         return _changed(where, change, transcript, episodes, label)
-    if len(frames) != len(transcript.frames):
-        where = f"step {min(len(frames), len(transcript.frames))}"
-        change = (
-            f"the episode ended after {len(frames) - 1} replies where it went on"
-            if len(frames) < len(transcript.frames)
-            else f"the episode went on past {len(transcript.frames) - 1} replies where it ended"
-        )
-        return _changed(where, change, transcript, episodes, label)
+    if len(frames) < len(transcript.frames):  # the replay sends no more replies than then
+        change = f"the episode ended after {len(frames) - 1} replies where it went on"
+        return _changed(f"step {len(frames)}", change, transcript, episodes, label)
     return None
 
 

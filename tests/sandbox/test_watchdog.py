@@ -12,7 +12,7 @@ import pytest
 from sample_programs import make_program
 
 from spadegym.errors import ConfigError, ProgramError
-from spadegym.sandbox import SandboxPool
+from spadegym.sandbox import SandboxConfig, SandboxPool
 from spadegym.sandbox.handle import program_digest
 from spadegym.sandbox.watchdog import Watchdog, WatchdogConfig, _over
 from spadegym.vector import EnvBatch
@@ -224,3 +224,21 @@ def test_the_defaults_catch_a_reset_half_a_second_slow_after_300_episodes():
         assert errors and " after 300 episodes of probe.py in its worker; its budget is 0.05 s" in (
             str(errors[0])
         )
+
+
+def test_a_step_stuck_from_the_start_is_quarantined_at_the_first_reset():
+    # The probe meets the stuck step at the program's first reset, not at a batch's first step:
+    # its worker is killed, a hard timeout, so the pool's strike quarantines it; without
+    # strikes, the watchdog's breach does.
+    stuck = make_program("total = sum(range(10 ** 13))\nreturn 'x', 0.0, False, False, {}")
+    config = SandboxConfig(call_timeout=0.5, kill_grace=0.5)
+    for strikes, kind, says in (
+        (1, "timeout", "stuck.py is quarantined: one of its calls ran past the hard deadline"),
+        (0, "quarantined", "quarantined by the watchdog: step('0') took "),
+    ):
+        with SandboxPool(1, config, quarantine_after=strikes, watchdog=FAST) as pool:
+            handle = pool.open(stuck, "stuck.py")
+            (error,) = pool.reset_batch([(handle, 0, None)])
+            assert isinstance(error, ProgramError) and error.kind == kind
+            assert str(error).startswith(says)
+    assert " at the first use of stuck.py in this pool; its budget is 0.5 s" in str(error)
