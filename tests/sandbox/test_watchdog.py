@@ -242,3 +242,16 @@ def test_a_step_stuck_from_the_start_is_quarantined_at_the_first_reset():
             assert isinstance(error, ProgramError) and error.kind == kind
             assert str(error).startswith(says)
     assert " at the first use of stuck.py in this pool; its budget is 0.5 s" in str(error)
+
+
+def test_timing_alone_catches_a_slowdown_between_probes():
+    # Probes far apart: three slow reset batches make the program suspect, and the probe they
+    # call for finds its reset over budget.
+    rare = WatchdogConfig(probe_every=10**6)
+    with SandboxPool(1, watchdog=rare) as pool:
+        pool.watchdog.expect(program_digest(SLOWS), slowest_ms=0.4)
+        errors = play(pool, SLOWS, 48)
+        assert errors and pool.quarantined(program_digest(SLOWS))
+        assert "reset(seed=" in str(errors[0]) and "episodes of probe.py in its worker" in str(
+            errors[0]
+        )
