@@ -167,6 +167,7 @@ ProgramErrorKind = Literal[
     "sandbox",
     "action",
     "protocol",
+    "quarantined",
 ]
 """The ``kind`` of a ``spadegym.errors.ProgramError``; ``PROGRAM_ERROR_KINDS`` says each."""
 
@@ -182,6 +183,8 @@ PROGRAM_ERROR_KINDS: dict[str, str] = {
     "sandbox": "the sandbox (a pool or a Ray actor) failed around the program",
     "action": "the player's action was refused before it reached the program (too long)",
     "protocol": "the worker refused a request (a second program, a malformed request)",
+    "quarantined": "the pool's watchdog stopped the program: it slowed past its budget, or its "
+    "probe replay changed, as it ran (spadegym.sandbox.watchdog)",
 }
 """Every ``ProgramErrorKind`` with what it means."""
 

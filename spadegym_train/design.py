@@ -59,7 +59,8 @@ class Candidate:
         engine_logprobs: the generation engine's log-probs of the reply.
         plain: win rates of its plain plays in the window (two-player results mapped).
         hint: win rates of its hint plays.
-        failed: whether it failed in play (step error or timeout).
+        failed: whether it failed in play (step error, timeout, or quarantine by the
+            sandbox's watchdog).
     """
 
     skill: str

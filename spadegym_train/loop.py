@@ -7,7 +7,9 @@
    registry.
 2. The solver plays every pool environment K times without a hint and, at regeneration
    iterations (``hint_plays``), K times with one (the hinter's, or the program's own).
-3. Outcomes, as win rates, go to the memory and to the designer's window.
+3. Outcomes, as win rates, go to the memory and to the designer's window. A program the
+   sandbox's watchdog quarantined while it was played (it slowed down or changed as it ran) is
+   dropped from the pool and counts as failed for its designer (``timeout_penalty``).
 4. Solver advantages: z-scores per environment, SPIRAL's role baselines for two-player games.
 5. At a window's end, designer rewards, centred per skill and scaled as SPADE does.
 6. ``ppo_epochs`` clipped policy-gradient steps on the LoRA weights, with truncated importance
@@ -36,6 +38,7 @@ import torch
 from spadegym.play import EpisodeSpec, play_episodes
 from spadegym.quiet import quiet_model_loading
 from spadegym.registry import use_home
+from spadegym.sandbox.watchdog import expect_report
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
 from spadegym_train.advantages import (
@@ -294,6 +297,9 @@ class Run:
         state.candidates = candidates
         position = {id(c): k for k, c in enumerate(candidates)}
         state.pool = [pool_entry(c, r, position[id(c)]) for c, r in accepted[: config.pool_size]]
+        step_budget = validation_config(config).step_budget
+        for _, report in accepted:  # the watchdog holds each to what validation measured
+            expect_report(self.sandbox, report, step_budget)
         metrics["designer/pool_size"] = float(len(state.pool))
         metrics["designer/attempts"] = float(sum(not c.scripted for c in candidates))
         # With async regeneration the next window's are written now, a whole window ahead
@@ -437,6 +443,7 @@ class Run:
         played = [e for e in episodes if not e.dropped]
         plain = [e for e in played if not e.spec.hint_play]
         hinted = [e for e in played if e.spec.hint_play]
+        quarantined = quarantined_keys(played)
         for env in self.state.pool:
             ours = [e.win_rate for e in plain if e.spec.env_key == env.key]
             theirs = [e.win_rate for e in hinted if e.spec.env_key == env.key]
@@ -460,6 +467,10 @@ class Run:
         }
         if self.hinter is not None:
             metrics.update(self.hinter.counts.take())
+        # Quarantined programs are played no more (their candidates stay ``failed``).
+        self.state.pool = [env for env in self.state.pool if env.key not in quarantined]
+        if self.spade:  # fixed mode validates nothing and logs no validate/ metrics
+            metrics["validate/quarantined"] = float(len(quarantined))
         return metrics
 
     # -- 4-5. advantages -----------------------------------------------------------------------
@@ -494,11 +505,13 @@ class Run:
         ``trajectories``: the solver episodes trained this iteration (the scale's numerator).
 
         Valid candidates never played (beyond the pool's size) are left out: they have no
-        reward.
+        reward. One dropped from the pool after failing in play (quarantined) is scored.
         """
         config, state = self.config, self.state
         in_pool = {env.candidate for env in state.pool}
-        scored = [c for k, c in enumerate(state.candidates) if not c.valid or k in in_pool]
+        scored = [
+            c for k, c in enumerate(state.candidates) if not c.valid or k in in_pool or c.failed
+        ]
         rewards = [
             designer_reward(
                 config.designer_reward,
@@ -559,6 +572,11 @@ class Run:
             "solver/eval_solve_rate": solve_rate(outcomes),
             "solver/eval_envs": float(len(self.eval_pool)),
         }
+
+
+def quarantined_keys(episodes: list[Any]) -> set[str]:
+    """The environments whose play ended in a watchdog quarantine (``spadegym.sandbox``)."""
+    return {e.spec.env_key for e in episodes if e.error_kind == "quarantined"}
 
 
 def _sample(completion: Any, advantage: float) -> Sample:

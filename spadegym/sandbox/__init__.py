@@ -26,7 +26,7 @@ process under the restricted policy only: no security at all, for trusted progra
 The request API: ``protocol``'s ``*_request`` functions build requests, ``Worker.exchange``
 and ``exchange_many`` send them, ``answer_value``/``answer_or_error`` read the answers.
 ``Pool`` is the interface of a pool of workers (``SandboxPool`` here, ``RaySandboxPool`` on
-Ray).
+Ray). A pool's ``watchdog`` catches programs that change as they run (``watchdog``).
 """
 
 from spadegym.sandbox.client import (
@@ -45,6 +45,7 @@ from spadegym.sandbox.handle import EnvHandle, make_worker
 from spadegym.sandbox.interface import Handle, Pool
 from spadegym.sandbox.pool import SandboxPool
 from spadegym.sandbox.supply import WorkerSupply, fresh_worker
+from spadegym.sandbox.watchdog import WatchdogConfig
 
 __all__ = [
     "WEAK_SANDBOX_ENV",
@@ -58,6 +59,7 @@ __all__ = [
     "SandboxPool",
     "SandboxWorker",
     "StepResult",
+    "WatchdogConfig",
     "Worker",
     "WorkerSupply",
     "answer_or_error",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -40,8 +41,8 @@ class EnvHandle:
         worker: the worker that holds (or will hold) the instance.
         source: the program text.
         filename: how tracebacks and messages name the program.
-        pool: the pool that opened this handle, if any: its quarantine applies, and hard
-            timeouts are reported to it.
+        pool: the pool that opened this handle, if any: its quarantine applies, hard
+            timeouts are reported to it, and its watchdog times ``reset``/``step``.
     """
 
     def __init__(
@@ -96,11 +97,29 @@ class EnvHandle:
                 self._create()
             return self.worker.reset(self.instance, seed, options)
 
-        return self._guarded(reset)
+        watchdog = self.pool.watchdog if self.pool is not None else None
+        if watchdog is not None and (due := watchdog.count_resets([self])):
+            self.pool._probe(due)
+        started = time.perf_counter()
+        try:
+            return self._guarded(reset)
+        finally:
+            self._watched("reset", started)
 
     def step(self, action: str) -> StepResult:
         """Step the instance with one action."""
-        return self._guarded(lambda: self.worker.step(self._live(), action))
+        started = time.perf_counter()
+        try:
+            return self._guarded(lambda: self.worker.step(self._live(), action))
+        finally:
+            self._watched("step", started)
+
+    def _watched(self, op: str, started: float) -> None:
+        """Give the pool's watchdog one call's time (a call alone is timed exactly)."""
+        watchdog = self.pool.watchdog if self.pool is not None else None
+        if watchdog is not None and (seconds := time.perf_counter() - started) > watchdog.fastest:
+            if suspects := watchdog.observe([(self, {"op": op})], seconds):
+                self.pool._probe(suspects)
 
     def solution(self) -> list[str]:
         """The program's ``solution()`` for the current instance."""

@@ -12,7 +12,8 @@ frame before any answer is read.
 A program whose call reaches the hard deadline (its worker had to be killed) is quarantined
 (``quarantine_after``): its later calls in this pool fail at once with a ``ProgramError`` of
 kind ``"timeout"``, so one program stuck in C code cannot make every batch step wait for the
-kill.
+kill. The runtime watchdog (``watchdog``) quarantines a program whose calls slow down past its
+budget, or whose probe replay changes, as it runs (kind ``"quarantined"``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,6 +46,7 @@ from spadegym.sandbox.handle import (
     program_digest,
 )
 from spadegym.sandbox.supply import WorkerSupply
+from spadegym.sandbox.watchdog import Watchdog, WatchdogConfig
 
 __all__ = ["EnvHandle", "SandboxPool", "Worker", "as_value", "make_worker", "per_worker"]
 
@@ -76,6 +79,8 @@ class SandboxPool:
         spares: started workers kept waiting for programs the pool has not seen yet
             (``WorkerSupply``), so a new program does not wait for a process to start; 0
             starts each on demand.
+        watchdog: how the runtime watchdog watches each program's call times and replays its
+            probe (``spadegym.sandbox.watchdog``); None turns it off.
     """
 
     def __init__(
@@ -86,6 +91,7 @@ class SandboxPool:
         keep_idle: int | None = None,
         quarantine_after: int = 1,
         spares: int = 0,
+        watchdog: WatchdogConfig | None = WatchdogConfig(),  # noqa: B008 (frozen)
     ):
         self.config = config or SandboxConfig()
         self._supply = WorkerSupply(self.config, spares) if spares > 0 else None
@@ -95,6 +101,8 @@ class SandboxPool:
         self._members: list[_Member] = []
         self._tick = 0
         self._strikes: dict[str, int] = {}
+        self._quarantine: dict[str, ProgramError] = {}
+        self.watchdog = Watchdog(watchdog) if watchdog is not None else None
         self._lock = threading.RLock()
 
     @classmethod
@@ -102,9 +110,10 @@ class SandboxPool:
         """A pool over workers that already exist (they stay owned by the caller).
 
         A worker that has loaded one program serves that program; the pool starts workers of
-        its own for any other.
+        its own for any other. Such a pool has no watchdog: the workers' owner watches them
+        (validation times every call itself).
         """
-        pool = cls(len(workers), workers[0].config)
+        pool = cls(len(workers), workers[0].config, watchdog=None)
         for worker in workers:
             loaded = list(worker.programs)
             pool._members.append(
@@ -199,30 +208,60 @@ class SandboxPool:
 
     def quarantined(self, digest: str) -> bool:
         """Whether the program with this sha256 is quarantined in this pool."""
-        return 0 < self.quarantine_after <= self._strikes.get(digest, 0)
+        return digest in self._quarantine
 
     def check_quarantine(self, digest: str, label: str) -> None:
         """Raise the quarantine's ``ProgramError`` for a quarantined program."""
-        if self.quarantined(digest):
-            raise ProgramError(
-                f"{label} is quarantined: one of its calls ran past the hard deadline and its "
-                "worker had to be killed, so this pool runs it no more (a stuck program would "
-                "make every batch wait for the kill). Fix the program's slow path.",
-                "timeout",
-            )
+        refusal = self._quarantine.get(digest)
+        if refusal is not None:
+            raise ProgramError(str(refusal), refusal.kind)
+
+    def quarantine(self, digest: str, error: ProgramError) -> None:
+        """Quarantine a program: its later calls in this pool raise ``error`` at once."""
+        self._quarantine.setdefault(digest, error)
 
     def strike(self, digest: str, label: str) -> None:
         """Record a hard timeout of the program ``digest``."""
         self._strikes[digest] = self._strikes.get(digest, 0) + 1
+        if 0 < self.quarantine_after <= self._strikes[digest]:
+            self.quarantine(
+                digest,
+                ProgramError(
+                    f"{label} is quarantined: one of its calls ran past the hard deadline and "
+                    "its worker had to be killed, so this pool runs it no more (a stuck program "
+                    "would make every batch wait for the kill). Fix the program's slow path.",
+                    "timeout",
+                ),
+            )
+
+    def _probe(self, handles: Sequence[EnvHandle]) -> None:
+        """The watchdog's probes of ``handles``' programs (one per worker, side by side)."""
+        watchdog = self.watchdog
+        handles = [h for h in handles if not self.quarantined(h.digest)]
+
+        def probe(positions: list[int]) -> None:
+            for position in positions:
+                handle = handles[position]
+                breach = as_value(
+                    functools.partial(handle._guarded, functools.partial(watchdog.probe, handle))
+                )
+                if breach is not None and breach.kind == "quarantined":
+                    self.quarantine(handle.digest, breach)
+
+        per_worker([h.worker for h in handles], probe)
 
     def _exchange(self, items: Sequence[tuple[EnvHandle, dict]]) -> list[Answer]:
         """``exchange_many`` for handles' requests, recording hard timeouts as strikes."""
         handles = {id(h.worker): h for h, _ in items}  # a worker serves one program
         before = {key: h.worker.hard_timeouts for key, h in handles.items()}
+        started = time.perf_counter()
         answers = exchange_many([(h.worker, request) for h, request in items])
+        seconds = time.perf_counter() - started
         for key, handle in handles.items():
             if handle.worker.hard_timeouts != before[key]:
                 self.strike(handle.digest, handle.filename)
+        if self.watchdog is not None and (suspects := self.watchdog.observe(items, seconds)):
+            self._probe(suspects)  # the suspects' probes judge them
         return answers
 
     # -- the Pool interface -------------------------------------------------------------------
@@ -317,6 +356,9 @@ class SandboxPool:
             ``(observation, info)`` or the ``ProgramError``, per item in order.
         """
         results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
+        if self.watchdog is not None:  # due probes first: a breach refuses this batch's resets
+            if due := self.watchdog.count_resets([h for h, _, _ in batch]):
+                self._probe(due)
         ready = []
         for position, (handle, _, _) in enumerate(batch):
             refused = as_value(
@@ -338,10 +380,10 @@ class SandboxPool:
         """Step many instances at once; each result is a ``StepResult`` or a ``ProgramError``."""
         results: list[StepResult | ProgramError | None] = [None] * len(batch)
         live, requests = [], []
-        strikes = self._strikes
+        quarantine = self._quarantine
         for position, (handle, action) in enumerate(batch):
             try:
-                if strikes and self.quarantined(handle.digest):
+                if quarantine and handle.digest in quarantine:
                     self.check_quarantine(handle.digest, handle.filename)
                 if handle.generation != handle.worker.generation:
                     raise lost_error()

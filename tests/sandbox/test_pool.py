@@ -108,7 +108,11 @@ def test_describe_loads_a_program_on_a_worker_of_its_own(lock_pick):
 def test_a_stuck_program_is_quarantined_and_the_batch_keeps_its_pace(lock_pick):
     config = SandboxConfig(call_timeout=1.0, kill_grace=1.0)
     fast = make_program("return 'fine', 0.0, False, False, {}", max_turns=50)
-    with EnvBatch([fast, STUCK, fast, STUCK], sandbox=config, num_workers=2, seed=0) as batch:
+    # No watchdog: its probe, played at the first reset, would catch the stuck step there.
+    with (
+        SandboxPool(2, config, watchdog=None) as pool,
+        EnvBatch([fast, STUCK, fast, STUCK], pool=pool, seed=0) as batch,
+    ):
         batch.reset(seed=0)
         started = time.monotonic()
         _, _, terminated, _, infos = batch.step(["a"] * 4)
@@ -130,7 +134,7 @@ def test_a_stuck_program_is_quarantined_and_the_batch_keeps_its_pace(lock_pick):
 
 def test_quarantine_can_be_turned_off():
     config = SandboxConfig(call_timeout=0.5, kill_grace=0.5)
-    with SandboxPool(1, config, quarantine_after=0) as pool:
+    with SandboxPool(1, config, quarantine_after=0, watchdog=None) as pool:
         handle = pool.open(STUCK)
         handle.reset(0)
         with pytest.raises(ProgramError, match="could not be interrupted"):
