@@ -1,0 +1,80 @@
+"""``exchange_then``: a batched exchange whose answers may ask for a second request at once.
+
+A batch step that ends episodes needs a second exchange: the finished instances' resets. Sent
+as a second batch, that round runs on the few workers whose instances finished while the other
+cores idle, and the host waits twice for the slowest worker. A heterogeneous batch (one worker
+per program) suffers most: one program whose episodes end at almost every step holds the whole
+batch for its resets. ``exchange_then`` sends each worker its follow-up requests as soon as that
+worker's answers are read, so its resets run while the host reads the other workers' answers
+and while the other workers still step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from spadegym.sandbox.client import CORES, Answer, SandboxWorker, Worker
+
+__all__ = ["exchange_then"]
+
+
+def exchange_then(
+    items: Sequence[tuple[Worker, dict]], then: Callable[[int, Answer], dict | None]
+) -> tuple[list[Answer], dict[int, Answer]]:
+    """Send every request, then read each worker's answers and send its follow-ups at once.
+
+    Like ``exchange_many``, every worker gets its requests (in one message) before any answer
+    is read. ``then(position, answer)`` sees each answer as soon as its worker's are read and
+    may return a follow-up request for the same worker (for the same instance), which goes out
+    at once; the follow-ups' answers are read after every first answer.
+
+    A follow-up for a worker that restarted while answering is not sent (its instance ids
+    named the old process): its position is missing from the follow-up answers, and the caller
+    deals with it the ordinary way.
+
+    Args:
+        items: ``(worker, request)`` pairs.
+        then: ``(position, answer) -> follow-up request or None``, called once per item.
+
+    Returns:
+        The answers in the order of ``items``, and the follow-ups' answers by position.
+    """
+    answers: list[Answer | None] = [None] * len(items)
+    groups: dict[int, list[int]] = {}
+    for position, (worker, _) in enumerate(items):
+        groups.setdefault(id(worker), []).append(position)
+    sent = []
+    for positions in groups.values():
+        worker = items[positions[0]][0]
+        requests = [items[p][1] for p in positions]
+        generation = worker.generation
+        failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
+        sent.append((worker, positions, requests, failed, generation))
+    spin = len(sent) < CORES
+    followed = []
+    for worker, positions, requests, failed, generation in sent:
+        if failed is not None:
+            replies = failed
+        elif isinstance(worker, SandboxWorker):
+            replies = worker.receive(requests, spin=spin)
+        else:
+            replies = worker.exchange(requests)
+        followups = []
+        for position, reply in zip(positions, replies, strict=True):
+            answers[position] = reply
+            request = then(position, reply)
+            if request is not None:
+                followups.append((position, request))
+        if not followups or worker.generation != generation:
+            continue
+        requests = [request for _, request in followups]
+        failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
+        if failed is None and not isinstance(worker, SandboxWorker):
+            failed = worker.exchange(requests)  # in the host: nothing runs meanwhile anyway
+        followed.append((worker, followups, requests, failed))
+    follow: dict[int, Answer] = {}
+    for worker, followups, requests, failed in followed:
+        replies = failed if failed is not None else worker.receive(requests, spin=spin)
+        for (position, _), reply in zip(followups, replies, strict=True):
+            follow[position] = reply
+    return answers, follow  # type: ignore[return-value]
