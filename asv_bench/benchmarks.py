@@ -15,6 +15,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+# The commit asv installed, imported before any script can put this checkout first on
+# sys.path (bench_memory does, for the tests' helpers): later imports find these modules.
+import spadegym  # noqa: E402
+
+_ENV = os.environ.get("ASV_ENV_DIR")
+if os.environ.get("ASV_ENV_TYPE") == "virtualenv" and _ENV:
+    if not Path(spadegym.__file__).resolve().is_relative_to(Path(_ENV).resolve()):
+        raise ImportError(
+            f"asv would measure {spadegym.__file__}, not the commit it installed in {_ENV}; "
+            "run asv from the repository root without PYTHONPATH set."
+        )
+
 SCRIPTS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(SCRIPTS))
 

@@ -27,7 +27,6 @@ ENV_PHASES = ("validation", "episodes_env", "eval_env")
 
 def run(iterations: int, overrides: list[str]) -> dict:
     """Train the tiny preset for ``iterations`` in a temporary workspace; the figures."""
-    sys.path.insert(0, str(ROOT))
     from spadegym_train.config import load_config
     from spadegym_train.loop import train
 
@@ -73,6 +72,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=6)
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))  # this checkout's spadegym_train
     print(json.dumps(run(args.iterations, args.overrides)))
 
 

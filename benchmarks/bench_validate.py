@@ -26,9 +26,14 @@ from pathlib import Path
 from spadegym.validation import ValidationConfig, Validator, validate, validate_many
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "examples" / "good").glob("*.py")) + sorted(
-    (ROOT / "examples" / "bad").glob("*.py")
-)
+
+
+def examples(limit: int | None = None) -> list[Path]:
+    """The example programs, good then bad; the first ``limit`` of each kind if given."""
+    good = sorted((ROOT / "examples" / "good").glob("*.py"))[:limit]
+    return good + sorted((ROOT / "examples" / "bad").glob("*.py"))[:limit]
+
+
 TARGET_SECONDS = 0.12
 
 
@@ -40,7 +45,7 @@ def without_shortcut_probes(config: ValidationConfig) -> ValidationConfig | None
     return dataclasses.replace(config, shortcut_seeds=0)
 
 
-def per_program(rounds: int) -> tuple[list[dict], dict]:
+def per_program(rounds: int, files: list[Path] | None = None) -> tuple[list[dict], dict]:
     """Each example's median seconds (full battery), and the valid programs' medians per arm.
 
     The arms alternate program by program and round by round, so that a noisy machine slows
@@ -48,10 +53,11 @@ def per_program(rounds: int) -> tuple[list[dict], dict]:
     """
     full = ValidationConfig()
     arms = {"full": full, "without_shortcut_probes": without_shortcut_probes(full)}
-    texts = [path.read_text() for path in EXAMPLES]
+    files = files or examples()
+    texts = [path.read_text() for path in files]
     validate(texts[0])  # warm imports (hypothesis, gymnasium checker)
     lines, valid = [], {name: [] for name in arms}
-    for path, text in zip(EXAMPLES, texts):
+    for path, text in zip(files, texts):
         times: dict[str, list[float]] = {name: [] for name in arms}
         for _ in range(max(1, rounds)):
             for name, config in arms.items():
@@ -102,9 +108,9 @@ def valid_median_line(medians: dict) -> dict:
     return line
 
 
-def throughput(workers: int, repeat: int) -> dict:
+def throughput(workers: int, repeat: int, files: list[Path]) -> dict:
     """Programs per second through ``validate_many`` with ``workers`` workers."""
-    batch = [path.read_text() for path in EXAMPLES] * repeat
+    batch = [path.read_text() for path in files] * repeat
     started = time.perf_counter()
     validate_many(batch, workers=workers)
     elapsed = time.perf_counter() - started
@@ -117,9 +123,9 @@ def throughput(workers: int, repeat: int) -> dict:
     }
 
 
-def started_ahead(valid_median: float) -> dict:
+def started_ahead(valid_median: float, files: list[Path]) -> dict:
     """The median per valid program when the worker was started while the validator idled."""
-    valid = [text for text in (p.read_text() for p in EXAMPLES) if validate(text).ok]
+    valid = [text for text in (p.read_text() for p in files) if validate(text).ok]
     with Validator(workers=1) as validator:
         warm_times = []
         for text in valid:
@@ -141,13 +147,17 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=3, help="validations per file; each file's median counts"
     )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="the first N good and N bad examples only"
+    )
     args = parser.parse_args()
-    lines, medians = per_program(args.rounds)
+    files = examples(args.limit)
+    lines, medians = per_program(args.rounds, files)
     for line in lines:
         print(json.dumps(line), flush=True)
     print(json.dumps(valid_median_line(medians)), flush=True)
-    print(json.dumps(throughput(args.workers, args.repeat)), flush=True)
-    print(json.dumps(started_ahead(medians["full"])), flush=True)
+    print(json.dumps(throughput(args.workers, args.repeat, files)), flush=True)
+    print(json.dumps(started_ahead(medians["full"], files)), flush=True)
 
 
 if __name__ == "__main__":
