@@ -30,7 +30,8 @@ def exchange_then(
 
     A follow-up for a worker that restarted while answering is not sent (its instance ids
     named the old process): its position is missing from the follow-up answers, and the caller
-    deals with it the ordinary way.
+    deals with it the ordinary way. If ``then`` raises, every answer still in a pipe is read
+    (a later exchange must not read it as its own) and the exception is raised after.
 
     Args:
         items: ``(worker, request)`` pairs.
@@ -52,6 +53,7 @@ def exchange_then(
         sent.append((worker, positions, requests, failed, generation))
     spin = len(sent) < CORES
     followed = []
+    raised: BaseException | None = None
     for worker, positions, requests, failed, generation in sent:
         if failed is not None:
             replies = failed
@@ -62,7 +64,13 @@ def exchange_then(
         followups = []
         for position, reply in zip(positions, replies, strict=True):
             answers[position] = reply
-            request = then(position, reply)
+            if raised is not None:
+                continue
+            try:
+                request = then(position, reply)
+            except BaseException as exc:  # raised once the pipes are drained
+                raised = exc
+                continue
             if request is not None:
                 followups.append((position, request))
         if not followups or worker.generation != generation:
@@ -77,4 +85,6 @@ def exchange_then(
         replies = failed if failed is not None else worker.receive(requests, spin=spin)
         for (position, _), reply in zip(followups, replies, strict=True):
             follow[position] = reply
+    if raised is not None:
+        raise raised
     return answers, follow  # type: ignore[return-value]
