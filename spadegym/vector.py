@@ -3,8 +3,9 @@
 LLM training plays many environments side by side: one batch may mix a maze, a tool-use task
 and a two-player game. ``gymnasium.make_vec`` wants one id for the whole batch, so ``EnvBatch``
 takes any mix of registered ids (and program texts), spreads the instances over a
-``SandboxPool`` and steps the whole batch with one ``step_batch`` call: every worker gets its
-share in one frame before any answer is read, so the workers compute in parallel.
+``SandboxPool`` and steps the whole batch in one exchange: every worker gets its share in one
+frame before any answer is read, so the workers compute in parallel, and a worker whose
+episodes ended gets their resets as soon as its answers are read (``step_then_reset``).
 
 Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``): when an episode ends, the
 step that ends it returns its reward, ``terminated``/``truncated`` and, in the info,

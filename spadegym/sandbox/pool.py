@@ -7,7 +7,8 @@ its fair share of the pool's instances (``ceil(instances / size)``), when the pr
 another worker (at most ``size``). A heterogeneous batch therefore runs one worker per program,
 a batch of one program ``size`` workers. Workers left without instances stay loaded for a while
 (``keep_idle``), and a pool steps a batch concurrently: every worker receives its share in one
-frame before any answer is read.
+frame before any answer is read, and the resets a step calls for go out as each worker answers
+(``step_then_reset``).
 
 A program whose call reaches the hard deadline (its worker had to be killed) is quarantined
 (``quarantine_after``): its later calls in this pool fail at once with a ``ProgramError`` of
@@ -352,11 +353,9 @@ class SandboxPool:
         batch: Sequence[tuple[EnvHandle, str]],
         reset_if: Callable[[int, StepResult | ProgramError], ResetArgs | None] | None,
     ) -> tuple[list[StepResult | ProgramError], dict[int, tuple[str, dict] | ProgramError]]:
-        """Step many instances at once, and reset at once those whose step ``reset_if`` picks.
+        """Step many instances, and reset those ``reset_if`` picks as each worker answers.
 
-        Each worker's resets go out as soon as its step answers are read, while the other
-        workers still step (``spadegym.sandbox.pipeline``): an autoresetting batch waits for
-        one round, not two.
+        A worker's resets run while the others still step (``spadegym.sandbox.pipeline``).
 
         Args:
             batch: ``(handle, action)`` items.
