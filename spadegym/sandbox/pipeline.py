@@ -76,13 +76,15 @@ def exchange_then(
         if not followups or worker.generation != generation:
             continue
         requests = [request for _, request in followups]
-        failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
-        if failed is None and not isinstance(worker, SandboxWorker):
-            failed = worker.exchange(requests)  # in the host: nothing runs meanwhile anyway
-        followed.append((worker, followups, requests, failed))
+        if isinstance(worker, SandboxWorker):
+            replies = worker.send(requests)  # None when sent: the answers are read below
+        else:
+            replies = worker.exchange(requests)  # in the host: nothing runs meanwhile anyway
+        followed.append((worker, followups, requests, replies))
     follow: dict[int, Answer] = {}
-    for worker, followups, requests, failed in followed:
-        replies = failed if failed is not None else worker.receive(requests, spin=spin)
+    for worker, followups, requests, replies in followed:
+        if replies is None:
+            replies = worker.receive(requests, spin=spin)
         for (position, _), reply in zip(followups, replies, strict=True):
             follow[position] = reply
     if raised is not None:

@@ -6,7 +6,7 @@ import pytest
 from sample_programs import make_program
 
 from spadegym.errors import ProgramError
-from spadegym.sandbox import SandboxPool, protocol
+from spadegym.sandbox import SandboxConfig, SandboxPool, protocol
 from spadegym.sandbox.pipeline import exchange_then
 from spadegym.vector import EnvBatch
 
@@ -76,7 +76,8 @@ def test_a_quarantined_programs_resets_are_left_to_the_caller():
         assert resets == {0: ("seed 7", {})}
 
 
-def test_pipelined_autoreset_plays_exactly_as_a_reset_after_the_step(lock_pick):
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_pipelined_autoreset_plays_exactly_as_a_reset_after_the_step(lock_pick, isolation):
     """EnvBatch over a SandboxPool (pipelined) against the same pool seen through a wrapper
     that only offers step_batch and reset_batch (a second exchange for the resets)."""
 
@@ -93,7 +94,7 @@ def test_pipelined_autoreset_plays_exactly_as_a_reset_after_the_step(lock_pick):
     replies = ["\\boxed{123}", "x", "\\boxed{9}"]
     runs = []
     for wrap in (lambda pool: pool, Plain):
-        with SandboxPool(size=2) as pool:
+        with SandboxPool(size=2, config=SandboxConfig(isolation=isolation)) as pool:
             with EnvBatch(programs, pool=wrap(pool), seed=3) as batch:
                 trace = [batch.reset(seed=3)]
                 for t in range(12):
