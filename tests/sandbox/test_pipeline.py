@@ -46,6 +46,19 @@ def test_follow_ups_go_to_the_worker_that_answered():
         ]
 
 
+def test_the_worker_that_answers_first_is_read_first():
+    slow = make_program("total = sum(range(3 * 10 ** 6))\nreturn 'slow', 0.0, False, False, {}")
+    with SandboxPool(size=2) as pool:
+        handles = [pool.open(slow), pool.open(SHORT)]
+        for handle in handles:
+            handle.reset(0)
+        seen = []
+        items = [(h.worker, protocol.step_request(h.instance, "x")) for h in handles]
+        answers, _ = exchange_then(items, lambda position, answer: seen.append(position))
+        assert seen == [1, 0]  # the quick program's answer was handled first
+        assert [a["ok"] for a in answers] == [True, True]
+
+
 def test_an_exception_in_then_drains_every_pipe_before_it_is_raised():
     with SandboxPool(size=2) as pool:
         handles = [pool.open(program) for program in (SHORT, OTHER, SHORT, OTHER)]
