@@ -4,8 +4,8 @@ Each class measures once per run in ``setup_cache`` with the scripts' own functi
 from ``benchmarks/``, never copied) and reports its figures as costs, where lower is better,
 so that ``asv continuous main HEAD`` flags whatever got slower. The workloads (programs,
 replies) come from this checkout; the spadegym measured is the commit asv installed.
-Ratios against the machine's limit (``step_isolated_over_pipe``) travel between machines;
-microseconds do not.
+Ratios against the machine's limit (``Step.track_isolated_over_pipe``) travel between
+machines; microseconds do not.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ each script ran with, and every JSON line it printed. An existing file is kept u
 ``--force``. Compare figures across machines as ratios (``isolated_over_pipe``,
 ``heterogeneous_over_same_program``), not microseconds.
 
-    python benchmarks/record.py            # the scripts' own settings (about 20 minutes)
+    python benchmarks/record.py            # the scripts' own settings (tens of minutes)
     python benchmarks/record.py --quick    # smaller settings (a few minutes), marked so
 """
 
