@@ -78,8 +78,9 @@ def test_bench_registry_compares_the_heterogeneous_batch_with_the_same_program_o
     assert batch["distinct_programs"] == 6 and batch["worker_processes"] == 6
     for key in ("env_steps_per_second", "same_program_env_steps_per_second"):
         assert batch[key] > 0
+    # the rates are printed rounded to whole env-steps/s, and a tiny batch is slow
     assert batch["heterogeneous_over_same_program"] == pytest.approx(
-        batch["env_steps_per_second"] / batch["same_program_env_steps_per_second"], rel=0.01
+        batch["env_steps_per_second"] / batch["same_program_env_steps_per_second"], rel=0.05
     )
 
 
