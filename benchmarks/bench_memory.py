@@ -57,7 +57,8 @@ def synthetic(rng: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarr
     return out
 
 
-def bench_latency(sizes: list[int], queries: int) -> None:
+def bench_latency(sizes: list[int], queries: int, out=emit) -> None:
+    """Query latency and recall@10 at each size; each figure goes to ``out(**figure)``."""
     import faiss
 
     params = IndexParams()
@@ -85,7 +86,7 @@ def bench_latency(sizes: list[int], queries: int) -> None:
             latencies.append(time.perf_counter() - started)
             hits += len(set(found[0].tolist()) & set(expected.tolist()))
         faiss.omp_set_num_threads(threads)
-        emit(
+        out(
             figure="memory/query_latency",
             vectors=n,
             index=kind,
@@ -311,6 +312,8 @@ def main() -> None:
         default=None,
         help="stored-vector counts for the latency figure",
     )
+    parser.add_argument("--queries", type=int, default=None, help="latency queries per size")
+    parser.add_argument("--kills", type=int, default=None, help="writers killed (crash check)")
     parser.add_argument("--no-model", action="store_true", help="skip the figures that need MiniLM")
     parser.add_argument(
         "--only",
@@ -335,10 +338,10 @@ def main() -> None:
         names = sorted(n for n in devset.programs() if n.startswith(("rw_", "rwd_", "st_")))
         bench_cross_play(names[:: 3 if args.quick else 1])
     if "crash" in wanted:
-        bench_crash(3 if args.quick else 5)
+        bench_crash(args.kills or (3 if args.quick else 5))
     if "latency" not in wanted:
         return
-    bench_latency(sizes, 200 if args.quick else 500)
+    bench_latency(sizes, args.queries or (200 if args.quick else 500))
 
 
 if __name__ == "__main__":

@@ -25,26 +25,22 @@ PHASES = ("designer", "validation", "episodes_env", "episodes_model", "update", 
 ENV_PHASES = ("validation", "episodes_env", "eval_env")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--iterations", type=int, default=6)
-    parser.add_argument("overrides", nargs="*")
-    args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
+def run(iterations: int, overrides: list[str]) -> dict:
+    """Train the tiny preset for ``iterations`` in a temporary workspace; the figures."""
     from spadegym_train.config import load_config
     from spadegym_train.loop import train
 
     with tempfile.TemporaryDirectory() as tmp:
         values = {
             "workspace": f"{tmp}/run",
-            "iterations": args.iterations,
+            "iterations": iterations,
             "console": False,
             "tensorboard": False,
             "scripted_designer": str(ROOT / "examples/good/*.py"),
             "corpus": str(ROOT / "tests/train/data/corpus.jsonl"),
         }
         config = load_config(
-            preset="tiny-cpu", overrides=[f"{k}={v}" for k, v in values.items()] + args.overrides
+            preset="tiny-cpu", overrides=[f"{k}={v}" for k, v in values.items()] + overrides
         )
         started = time.perf_counter()
         history = train(config)
@@ -52,29 +48,32 @@ def main() -> None:
     seconds = {p: round(sum(m.get(f"time/{p}", 0.0) for m in history), 3) for p in PHASES}
     total = sum(m["time/iteration"] for m in history)
     steady = history[config.regen_interval :]
-    print(
-        json.dumps(
-            {
-                "benchmark": "train_tiny_iteration",
-                "iterations": len(history),
-                "async_regeneration": config.async_regeneration,
-                "wall_seconds_with_startup": round(wall, 2),
-                "iteration_seconds": round(total, 3),
-                "phase_seconds": seconds,
-                "env_share": round(env_share(history), 4),
-                "steady_env_share": round(env_share(steady), 4) if steady else None,
-                "episode_stepping_share": round(
-                    (seconds["episodes_env"] + seconds["eval_env"]) / total, 4
-                ),
-                "validation_share": round(seconds["validation"] / total, 4),
-                "target_env_share": 0.10,
-                "steps": int(sum(m["solver/episodes"] * m["solver/turns"] for m in history)),
-                # The recorded programs (examples/good, 2 a window) fill 3 windows; past 6
-                # iterations the pools run empty and the figures stop meaning anything.
-                "pool_sizes": [int(m["solver/envs"]) for m in history],
-            }
-        )
-    )
+    return {
+        "benchmark": "train_tiny_iteration",
+        "iterations": len(history),
+        "async_regeneration": config.async_regeneration,
+        "wall_seconds_with_startup": round(wall, 2),
+        "iteration_seconds": round(total, 3),
+        "phase_seconds": seconds,
+        "env_share": round(env_share(history), 4),
+        "steady_env_share": round(env_share(steady), 4) if steady else None,
+        "episode_stepping_share": round((seconds["episodes_env"] + seconds["eval_env"]) / total, 4),
+        "validation_share": round(seconds["validation"] / total, 4),
+        "target_env_share": 0.10,
+        "steps": int(sum(m["solver/episodes"] * m["solver/turns"] for m in history)),
+        # The recorded programs (examples/good, 2 a window) fill 3 windows; past 6
+        # iterations the pools run empty and the figures stop meaning anything.
+        "pool_sizes": [int(m["solver/envs"]) for m in history],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--iterations", type=int, default=6)
+    parser.add_argument("overrides", nargs="*")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))  # this checkout's spadegym_train
+    print(json.dumps(run(args.iterations, args.overrides)))
 
 
 def env_share(history: list[dict[str, float]]) -> float:

@@ -3,8 +3,9 @@
 LLM training plays many environments side by side: one batch may mix a maze, a tool-use task
 and a two-player game. ``gymnasium.make_vec`` wants one id for the whole batch, so ``EnvBatch``
 takes any mix of registered ids (and program texts), spreads the instances over a
-``SandboxPool`` and steps the whole batch with one ``step_batch`` call: every worker gets its
-share in one frame before any answer is read, so the workers compute in parallel.
+``SandboxPool`` and steps the whole batch in one exchange: every worker gets its share in one
+frame before any answer is read, so the workers compute in parallel, and a worker whose
+episodes ended gets their resets as soon as its answers are read (``step_then_reset``).
 
 Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``): when an episode ends, the
 step that ends it returns its reward, ``terminated``/``truncated`` and, in the info,
@@ -26,11 +27,11 @@ import os
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from spadegym.contract import episode_outcome
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
-from spadegym.sandbox import Handle, Pool, SandboxConfig, SandboxPool
+from spadegym.sandbox import Handle, Pool, SandboxConfig, SandboxPool, StepResult
+from spadegym.sandbox.pool import ResetArgs
 
 __all__ = ["EnvBatch", "resolve_program"]
 
@@ -184,18 +185,22 @@ class EnvBatch:
             seed = seeds.get(k)
             if seed is None:
                 seed = slot.rng.randrange(2**31 - 1)
-            slot.turn, slot.done = 0, False
             batch.append((slot.handle, seed, options if options is not None else self.options))
-        results: dict[int, tuple[str, dict]] = {}
-        for k, result in zip(chosen, self.pool.reset_batch(batch), strict=True):
-            slot = self._slots[k]
-            if isinstance(result, ProgramError):
-                slot.error = {"kind": result.kind, "message": str(result)}
-                results[k] = (f"The environment failed to reset: {result}", {"error": slot.error})
-            else:
-                slot.error = None
-                results[k] = result
-        return results
+        answers = self.pool.reset_batch(batch)
+        return {k: self._after_reset(k, result) for k, result in zip(chosen, answers, strict=True)}
+
+    def _after_reset(self, k: int, result: tuple[str, dict] | ProgramError) -> tuple[str, dict]:
+        """Instance ``k`` after a reset: a new episode, or the failure as its first observation.
+
+        A failed instance then fails every step until it is reset.
+        """
+        slot = self._slots[k]
+        slot.turn, slot.done = 0, False
+        if isinstance(result, ProgramError):
+            slot.error = {"kind": result.kind, "message": str(result)}
+            return f"The environment failed to reset: {result}", {"error": slot.error}
+        slot.error = None
+        return result
 
     def step(
         self, actions: Sequence[str]
@@ -223,16 +228,14 @@ class EnvBatch:
                     "running; call reset() first (or use autoreset=True)."
                 )
         live = [k for k, s in enumerate(self._slots) if s.error is None]
-        answers = self.pool.step_batch([(self._slots[k].handle, actions[k]) for k in live])
-        results: dict[int, Any] = dict(zip(live, answers))
         n = len(self._slots)
         obs, rewards = [""] * n, [0.0] * n
         terminated, truncated, infos = [False] * n, [False] * n, [{} for _ in range(n)]
-        finished = []
-        for k, slot in enumerate(self._slots):
-            result = results.get(
-                k, ProgramError(slot.error["message"], slot.error["kind"]) if slot.error else None
-            )
+        finished: list[int] = []
+
+        def settle(k: int, result: StepResult | ProgramError) -> bool:
+            """Record instance ``k``'s step; whether its episode ended."""
+            slot = self._slots[k]
             if isinstance(result, ProgramError):
                 obs[k], terminated[k] = f"The environment failed: {result}", True
                 infos[k] = {"error": {"kind": result.kind, "message": str(result)}}
@@ -246,15 +249,48 @@ class EnvBatch:
             slot.turn += 1
             if not terminated[k] and slot.turn >= slot.max_turns:
                 truncated[k] = True
-            if terminated[k] or truncated[k]:
-                slot.done = True
-                outcome = episode_outcome(
-                    rewards[k], terminated[k], infos[k], 2 if slot.two_player else 1
-                )
-                infos[k] = {**infos[k], "episode_outcome": outcome, "episode_turns": slot.turn}
-                finished.append(k)
+            if not (terminated[k] or truncated[k]):
+                return False
+            slot.done = True
+            outcome = episode_outcome(
+                rewards[k], terminated[k], infos[k], 2 if slot.two_player else 1
+            )
+            infos[k] = {**infos[k], "episode_outcome": outcome, "episode_turns": slot.turn}
+            finished.append(k)
+            return True
+
+        broken = [k for k, s in enumerate(self._slots) if s.error is not None]
+        batch = [(self._slots[k].handle, actions[k]) for k in live]
+        fresh: dict[int, tuple[str, dict]] = {}
+        seeds: dict[int, int | None] = {}
+        if self.autoreset and isinstance(self.pool, SandboxPool):
+            # Each worker resets its finished instances as soon as it has answered, while
+            # the others still step (see SandboxPool.step_then_reset).
+            settled: set[int] = set()
+
+            def reset_if(position: int, result: StepResult | ProgramError) -> ResetArgs | None:
+                k = live[position]
+                settled.add(k)
+                if not settle(k, result):
+                    return None
+                seeds[k] = self._slots[k].rng.randrange(2**31 - 1)
+                return seeds[k], self.options
+
+            results, resets = self.pool.step_then_reset(batch, reset_if)
+            for k, result in zip(live, results, strict=True):
+                if k not in settled:  # refused before it was sent (quarantined, lost)
+                    settle(k, result)
+            fresh = {live[p]: self._after_reset(live[p], r) for p, r in resets.items()}
+        else:
+            for k, result in zip(live, self.pool.step_batch(batch), strict=True):
+                settle(k, result)
+        for k in broken:
+            error = self._slots[k].error
+            settle(k, ProgramError(error["message"], error["kind"]))
         if self.autoreset and finished:
-            fresh = self._reset_many(finished, {}, None)
+            unsent = [k for k in finished if k not in fresh]
+            if unsent:  # seeds already drawn for an instance stay its seeds
+                fresh.update(self._reset_many(unsent, seeds, None))
             for k in finished:
                 new_obs, new_info = fresh[k]
                 infos[k] = {

@@ -33,9 +33,11 @@ def test_make_vec_defaults_to_the_pooled_batch(lock_id, monkeypatch):
         assert obs == ("A 3-digit lock. Guess with \\boxed{ddd}.",) * 3
         assert envs.observation_space.contains(obs)
         batches = []
-        real = SandboxPool.step_batch
+        real = SandboxPool.step_then_reset
         monkeypatch.setattr(
-            SandboxPool, "step_batch", lambda self, b: batches.append(len(b)) or real(self, b)
+            SandboxPool,
+            "step_then_reset",
+            lambda self, b, then: batches.append(len(b)) or real(self, b, then),
         )
         obs, rewards, terminated, truncated, info = envs.step([WRONG] * 3)
         assert batches == [3]  # one batch for the whole vector

@@ -7,7 +7,8 @@ its fair share of the pool's instances (``ceil(instances / size)``), when the pr
 another worker (at most ``size``). A heterogeneous batch therefore runs one worker per program,
 a batch of one program ``size`` workers. Workers left without instances stay loaded for a while
 (``keep_idle``), and a pool steps a batch concurrently: every worker receives its share in one
-frame before any answer is read.
+frame before any answer is read, and the resets a step calls for go out as each worker answers
+(``step_then_reset``).
 
 A program whose call reaches the hard deadline (its worker had to be killed) is quarantined
 (``quarantine_after``): its later calls in this pool fail at once with a ``ProgramError`` of
@@ -22,7 +23,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from spadegym.errors import ProgramError
@@ -45,8 +46,12 @@ from spadegym.sandbox.handle import (
     per_worker,
     program_digest,
 )
+from spadegym.sandbox.pipeline import exchange_then
 from spadegym.sandbox.supply import WorkerSupply
 from spadegym.sandbox.watchdog import Watchdog, WatchdogConfig
+
+ResetArgs = tuple[int | None, dict | None]
+"""A reset's ``(seed, options)``."""
 
 __all__ = ["EnvHandle", "SandboxPool", "Worker", "as_value", "make_worker", "per_worker"]
 
@@ -250,19 +255,24 @@ class SandboxPool:
 
         per_worker([h.worker for h in handles], probe)
 
-    def _exchange(self, items: Sequence[tuple[EnvHandle, dict]]) -> list[Answer]:
-        """``exchange_many`` for handles' requests, recording hard timeouts as strikes."""
+    def _exchange(
+        self,
+        items: Sequence[tuple[EnvHandle, dict]],
+        then: Callable[[int, Answer], dict | None] | None = None,
+    ) -> tuple[list[Answer], dict[int, Answer]]:
+        """``exchange_many`` (``exchange_then`` with ``then``), recording hard timeouts."""
         handles = {id(h.worker): h for h, _ in items}  # a worker serves one program
         before = {key: h.worker.hard_timeouts for key, h in handles.items()}
+        pairs = [(h.worker, request) for h, request in items]
         started = time.perf_counter()
-        answers = exchange_many([(h.worker, request) for h, request in items])
+        answers, follow = exchange_then(pairs, then) if then else (exchange_many(pairs), {})
         seconds = time.perf_counter() - started
         for key, handle in handles.items():
             if handle.worker.hard_timeouts != before[key]:
                 self.strike(handle.digest, handle.filename)
         if self.watchdog is not None and (suspects := self.watchdog.observe(items, seconds)):
             self._probe(suspects)  # the suspects' probes judge them
-        return answers
+        return answers, follow
 
     # -- the Pool interface -------------------------------------------------------------------
 
@@ -371,13 +381,35 @@ class SandboxPool:
             else:
                 ready.append(position)
         requests = [protocol.reset_request(batch[p][0].instance, *batch[p][1:]) for p in ready]
-        answers = self._exchange([(batch[p][0], r) for p, r in zip(ready, requests)])
+        answers, _ = self._exchange([(batch[p][0], r) for p, r in zip(ready, requests)])
         for position, request, answer in zip(ready, requests, answers, strict=True):
             results[position] = answer_or_error(request, answer)
         return results  # type: ignore[return-value]
 
     def step_batch(self, batch: Sequence[tuple[EnvHandle, str]]) -> list[StepResult | ProgramError]:
         """Step many instances at once; each result is a ``StepResult`` or a ``ProgramError``."""
+        return self.step_then_reset(batch, None)[0]
+
+    def step_then_reset(
+        self,
+        batch: Sequence[tuple[EnvHandle, str]],
+        reset_if: Callable[[int, StepResult | ProgramError], ResetArgs | None] | None,
+    ) -> tuple[list[StepResult | ProgramError], dict[int, tuple[str, dict] | ProgramError]]:
+        """Step many instances, and reset those ``reset_if`` picks as each worker answers.
+
+        A worker's resets run while the others still step (``spadegym.sandbox.pipeline``).
+
+        Args:
+            batch: ``(handle, action)`` items.
+            reset_if: ``(position, result) -> (seed, options)`` to reset that instance, or
+                None; called once per item, as its worker's answers arrive.
+
+        Returns:
+            The step results (``StepResult`` or ``ProgramError``) in order, and the resets'
+            ``(observation, info)`` or ``ProgramError`` by position. A reset that could not be
+            sent with the step (its worker restarted, or its program was quarantined, in this
+            batch) is missing: reset it with ``reset_batch``, which re-creates lost instances.
+        """
         results: list[StepResult | ProgramError | None] = [None] * len(batch)
         live, requests = [], []
         quarantine = self._quarantine
@@ -392,10 +424,24 @@ class SandboxPool:
                 results[position] = exc
                 continue
             live.append(position)
-        answers = self._exchange([(batch[p][0], r) for p, r in zip(live, requests)])
-        for position, request, answer in zip(live, requests, answers, strict=True):
-            results[position] = answer_or_error(request, answer)
-        return results  # type: ignore[return-value]
+        resets: dict[int, dict] = {}
+
+        def then(index: int, answer: Answer) -> dict | None:
+            position = live[index]
+            results[position] = answer_or_error(requests[index], answer)
+            args = reset_if(position, results[position]) if reset_if else None
+            handle = batch[position][0]
+            if args is None or handle.lost or self.quarantined(handle.digest):
+                return None
+            resets[index] = protocol.reset_request(handle.instance, *args)
+            return resets[index]
+
+        _, follow = self._exchange([(batch[p][0], r) for p, r in zip(live, requests)], then)
+        reset = {live[i]: answer_or_error(resets[i], answer) for i, answer in follow.items()}
+        if self.watchdog is not None and reset:  # autoresets count as episodes too
+            if due := self.watchdog.count_resets([batch[p][0] for p in reset]):
+                self._probe(due)  # a breach refuses the next batch's calls
+        return results, reset  # type: ignore[return-value]
 
     def close(self) -> None:
         """Stop every worker the pool started (workers given to ``from_workers`` stay)."""
