@@ -246,13 +246,17 @@ def _progress(line: str) -> None:
     print(f"spadegym: {line}", file=sys.stderr, flush=True)
 
 
-def _memory(args: argparse.Namespace, command: str, *, create: bool = True) -> Any:
+def _memory(
+    args: argparse.Namespace, command: str, *, create: bool = True, mirror: bool = True
+) -> Any:
     """The memory of ``--memory`` (default: the user's), or None with ``--no-memory``.
 
     Args:
         args: the parsed command line.
         command: the command, for messages.
         create: make (and seed) the memory when it does not exist; otherwise None then.
+        mirror: record the registered environments the memory lacks (``verify`` reports
+            them instead).
 
     Raises:
         _MemoryUnusable: it cannot be opened; the message says why and names --no-memory.
@@ -266,7 +270,8 @@ def _memory(args: argparse.Namespace, command: str, *, create: bool = True) -> A
     if not create and not (path / "memory.sqlite").exists():
         return None
     try:
-        return open_memory(path, progress=_progress)  # a new one starts with the library
+        # A new one starts with the library, and any memory learns what it lacks of the roots.
+        return open_memory(path, progress=_progress, roots=None if mirror else [])
     except (SpadegymError, OSError) as exc:
         raise _MemoryUnusable(
             f"the memory at {path} cannot be used: {exc}. Pass --no-memory to {command} without it."
@@ -549,7 +554,7 @@ def _verify_memory(args: argparse.Namespace, roots: list[Path]) -> int:
     from spadegym.registry.memory_link import reconcile
 
     try:
-        memory = _memory(args, "verify", create=args.fix)
+        memory = _memory(args, "verify", create=args.fix, mirror=False)
     except _MemoryUnusable as exc:
         return _fail("verify", str(exc))
     if memory is None:

@@ -25,11 +25,14 @@ CREATE TABLE IF NOT EXISTS envs (
     vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS envs_fingerprint ON envs(fingerprint);
+CREATE INDEX IF NOT EXISTS envs_digest ON envs(env_id, source_sha256);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('epoch', 0);
 """
 """``id`` is AUTOINCREMENT so that ids are never reused: an index file that holds every id up
-to N then holds exactly the rows with id <= N, unless a removal (``epoch``) came since."""
+to N then holds exactly the rows with id <= N, unless a removal (``epoch``) came since.
+``envs_digest`` covers ``digests()``, which each open reads to compare the memory with the
+registry, so that it reads no vector."""
 
 COLUMNS = (
     "env_id, skill, kind, title, description, first_observation, source_sha256, fingerprint, "
