@@ -125,8 +125,11 @@ def read_bundle(path: Path) -> list[BundleItem]:
             manifest = parse_manifest(contents["manifest.json"])
         except RegistryError as exc:
             raise RegistryError(f"{path}: {folder}: {exc}") from None
-        if manifest.folder != folder:
-            raise RegistryError(f"{path}: {folder}/manifest.json names {manifest.id}.")
+        if manifest.id != ids.gym_id(folder):
+            raise RegistryError(
+                f"{path}: {folder}/manifest.json has the id {manifest.id!r}, which is not a "
+                f"valid id for that folder ({ids.gym_id(folder)}); nothing was imported."
+            )
         if sha256_of(contents["env.py"]) != manifest.sha256:
             raise RegistryError(
                 f"{path}: {folder}/env.py does not match the sha256 in its "

@@ -26,7 +26,7 @@ from spadegym.registry.admission import (
     duplicate_error,
     is_new_version,
 )
-from spadegym.registry.bundle import read_bundle, write_bundle
+from spadegym.registry.bundle import write_bundle
 from spadegym.registry.entry import (
     clean_leftovers,
     load_program,
@@ -38,7 +38,6 @@ from spadegym.registry.entry import (
 )
 from spadegym.registry.errors import (
     RegistryError,
-    RejectedProgramError,
 )
 from spadegym.registry.index import (
     Index,
@@ -470,34 +469,20 @@ class Registry:
     ) -> list[str]:
         """Add every environment of a bundle, validated like any other; all or none.
 
-        The bundle is checked (format, sizes, sha256s) before anything is validated, and every
-        program is validated before any is added. Ids are kept when free.
+        Every item is checked (ids, validation, copies within the bundle, novelty against the
+        memory) before any is written; see ``spadegym.registry.importing``. Ids are kept when
+        free.
 
         Returns:
             The ids the environments have here, in the bundle's order.
 
         Raises:
-            RegistryError: the bundle is malformed, or a program does not match its manifest.
+            RegistryError: the bundle is malformed (an invalid id included), a program does
+                not match its manifest, or the bundle holds one game twice.
             RejectedProgramError: a program fails validation (nothing is added).
-            DuplicateEnvironmentError: the memory holds one of the games already.
+            DuplicateEnvironmentError: the memory holds one of the games already (nothing is
+                added).
         """
-        from spadegym.validation import validate_many
+        from spadegym.registry.importing import import_bundle
 
-        items = read_bundle(Path(path))
-        reports = validate_many([item.program for item in items], config)
-        for item, report in zip(items, reports):
-            if not report.ok:
-                raise RejectedProgramError(
-                    f"{path}: {item.manifest.id} failed validation, so nothing was "
-                    f"imported:\n{report.feedback()}",
-                    report,
-                )
-        added = []
-        for item, report in zip(items, reports):
-            provenance = {**item.manifest.provenance.model_dump(), "origin": "import"}
-            added.append(
-                self.add(
-                    item.program, report, provenance, memory=memory, preferred_id=item.manifest.id
-                )
-            )
-        return added
+        return import_bundle(self, Path(path), config, memory)
