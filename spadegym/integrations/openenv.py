@@ -185,7 +185,7 @@ class SpadeEnvironment(Environment[SpadeAction, SpadeObservation, SpadeState]):
             )
         if self._closed:
             raise SpadegymError(self._closed_message())
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise SpadegymError(f"seed={seed!r}: a seed is an int >= 0.")
         if difficulty is not None and not contract.is_difficulty(difficulty):
             raise SpadegymError(

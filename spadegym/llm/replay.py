@@ -166,6 +166,11 @@ def _read_entries(path: Path) -> list[_Entry]:
             f"cannot read the replay file {path}: {exc}. Record one with "
             "RecordingChat, or write one (see spadegym.llm.replay)."
         ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"the replay file {path} is not UTF-8 text (byte {exc.start}); a replay file is "
+            "JSONL, one reply record a line (see spadegym.llm.replay)."
+        ) from None
     entries = [
         _entry(record, path, number)
         for number, record in jsonl.objects(lines, path, "a replay file")

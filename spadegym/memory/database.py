@@ -4,11 +4,14 @@ SQLite finds damage lazily: a file with a broken header fails at the first state
 page only when a query reads it, possibly while rows are being iterated. Every statement and
 every row fetch of this connection turns those errors into ``DamagedMemoryError``, which names
 the file and the fix, so that no command shows a traceback over a damaged memory and no
-caller goes on as if the memory had answered.
+caller goes on as if the memory had answered. A full disk is raised as ``OSError`` with
+``errno.ENOSPC`` (the transaction is rolled back by SQLite), like any other full-disk write.
 """
 
 from __future__ import annotations
 
+import errno
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -72,7 +75,27 @@ class _Cursor(sqlite3.Cursor):
             raise _translate(self.path, exc) from exc
 
 
+def _full(path: Path) -> bool:
+    """Whether the disk holding ``path`` has (almost) no room left."""
+    try:
+        return shutil.disk_usage(path.parent).free < _ROOM
+    except OSError:
+        return False
+
+
+_ROOM = 64 * 1024
+"""Free bytes under which an I/O error of SQLite is taken for a full disk (on a full tmpfs,
+growing the WAL or its shared-memory file fails as "disk I/O error", not "disk is full")."""
+
+
 def _translate(path: Path, exc: sqlite3.DatabaseError) -> Exception:
+    code = getattr(exc, "sqlite_errorcode", None)
+    io_error = code is not None and code & 0xFF == sqlite3.SQLITE_IOERR
+    if code == sqlite3.SQLITE_FULL or "disk is full" in str(exc) or (io_error and _full(path)):
+        # Said as the operating system says it, so one handler serves every full-disk write.
+        return OSError(errno.ENOSPC, f"No space left on device (the memory database {path})")
+    if io_error:
+        return OSError(errno.EIO, f"{exc} (the memory database {path})")
     return damaged(path, str(exc)) if _is_damage(exc) else exc
 
 

@@ -17,6 +17,7 @@ since an earlier look.
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from spadegym.sandbox.pool import Worker
 
 __all__ = ["DamagedMemoryError", "EnvironmentMemory"]
+
+log = logging.getLogger("spadegym.memory")
 
 _SCHEMA = (
     records.SCHEMA + pstats.SCHEMA + identity.SCHEMA + journal.SCHEMA + stored.SCHEMA + ckeys.SCHEMA
@@ -524,10 +527,21 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 self._save_index()
 
     def _save_index(self) -> None:
-        """Write the index file and record its checksum in SQLite; hold the lock."""
-        checksum = self._index.save()
-        if checksum is not None:
-            records.set_index_checksum(self._db, checksum)
+        """Write the index file and record its checksum in SQLite; hold the lock.
+
+        The file is a cache of SQLite: one that cannot be written (a full disk) is logged and
+        left to a later save, never failing the write that SQLite has already committed.
+        """
+        try:
+            checksum = self._index.save()
+            if checksum is not None:
+                records.set_index_checksum(self._db, checksum)
+        except OSError as exc:
+            log.warning(
+                "the vector index %s was not saved (%s); it is rebuilt when read",
+                self._index.path,
+                exc,
+            )
 
     def flush(self) -> None:
         """Write the index file now (it is also written on ``close`` and every ~1% growth)."""

@@ -142,6 +142,9 @@ def mirror(
     Returns:
         The ids recorded.
     """
+    if memory.intents():  # writes of a writer killed (or out of disk) half way come first
+        with memory.locked():
+            settle(memory)
     roots = list(roots)
     registered = _registered(roots)
     if not _lacking(memory, registered):

@@ -332,7 +332,10 @@ class Registry:
                 write_entry(self.root, folder, program, manifest.to_json())
             except BaseException:
                 if memory is not None:
-                    memory.clear_intent(manifest.id, "add")
+                    try:
+                        memory.clear_intent(manifest.id, "add")
+                    except OSError:  # a full disk: ``settle`` drops the note (no folder)
+                        pass
                 raise
             entry = entry_from_manifest(manifest)
             index.entries[folder] = entry
