@@ -19,15 +19,17 @@ from spadegym.registry.errors import RegistryError, RejectedProgramError
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
-    from spadegym.registry.store import Registry
 
 log = logging.getLogger("spadegym.registry")
 
 
 def import_bundle(
-    registry: Registry, path: Path, config: Any = None, memory: MemoryLike | None = None
+    registry: Any, path: Path, config: Any = None, memory: MemoryLike | None = None
 ) -> list[str]:
     """Check every environment of the bundle at ``path``, then add them all to ``registry``.
+
+    ``registry`` is a ``Registry`` (``admit``, ``remove``, ``id_of``; not imported here, since
+    ``Registry.import_`` imports this module).
 
     Returns:
         The ids the environments have in ``registry``, in the bundle's order.
@@ -81,7 +83,7 @@ def import_bundle(
 
 
 def _add_all(
-    registry: Registry,
+    registry: Any,
     items: list[BundleItem],
     reports: list[Any],
     memory: MemoryLike | None,
