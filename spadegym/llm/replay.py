@@ -159,6 +159,12 @@ class ReplayChat(SyncChat):
 
 
 def _read_entries(path: Path) -> list[_Entry]:
+    if path.exists() and not (path.is_file() or path.is_dir()):
+        # A FIFO or a device (/dev/zero): reading one can block, or never end.
+        raise ConfigError(
+            f"the replay file {path} is not a regular file (a FIFO, socket or device); give a "
+            "JSONL file of replies (see spadegym.llm.replay)."
+        )
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:

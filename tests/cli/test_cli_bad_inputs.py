@@ -81,6 +81,19 @@ def test_generate_with_a_binary_replay_file(home, capsys, tmp_path):
     assert not (home / "generate-logs").exists()
 
 
+def test_generate_with_a_fifo_or_device_as_replay_does_not_hang(home, capsys, tmp_path):
+    fifo = tmp_path / "replay.jsonl"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        code, out, err = _run(
+            capsys, "generate", "-n", "1", "--llm", f"replay:{path}", "--no-memory"
+        )
+        assert (code, out) == (2, "")
+        assert _one_line(err).startswith(
+            f"spadegym generate: the replay file {path} is not a regular file (a FIFO, socket"
+        )
+
+
 def test_add_with_a_file_as_root(home, capsys, tmp_path):
     afile = tmp_path / "file"
     afile.write_text("x")
