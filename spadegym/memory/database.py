@@ -49,30 +49,40 @@ class _Cursor(sqlite3.Cursor):
             return super().execute(sql, parameters)
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def executemany(self, sql: str, parameters: Any) -> _Cursor:
         try:
             return super().executemany(sql, parameters)
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def __next__(self) -> Any:
         try:
             return super().__next__()
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def fetchone(self) -> Any:
         try:
             return super().fetchone()
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def fetchall(self) -> list[Any]:
         try:
             return super().fetchall()
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
 
 def _full(path: Path) -> bool:
@@ -123,6 +133,8 @@ class Connection(sqlite3.Connection):
             return super().executescript(script)
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
 
 def connect(path: Path) -> Connection:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spadegym.memory.crossplay import CrossPlay
+from spadegym.memory.database import damaged
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS envs (
@@ -134,6 +135,8 @@ def vectors(db: sqlite3.Connection, dim: int, after: int) -> tuple[np.ndarray, n
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     out = np.empty((len(rows), dim), dtype=np.float32)
     for i, (_, blob) in enumerate(rows):
+        if not isinstance(blob, bytes) or len(blob) != 4 * dim:
+            raise damaged(db.path, f"a stored vector has {len(blob or b'')} bytes, not {4 * dim}")
         out[i] = np.frombuffer(blob, dtype=np.float32)
     return ids, out
 

@@ -168,3 +168,24 @@ def test_the_memory_checks_its_pages_only_after_an_outside_change(setup, monkeyp
     assert checks == [1]
     EnvironmentMemory(memory_path).close()
     assert checks == [1]
+
+
+def test_a_damaged_byte_inside_a_stored_value_is_damage_not_a_traceback(setup, capsys):
+    root, memory_path, copy = setup
+    db = sqlite3.connect(memory_path / "memory.sqlite")
+    db.execute("UPDATE envs SET title = CAST(x'ff41' AS TEXT)")  # the structure is intact
+    db.execute("UPDATE programs SET source = x'78da0011'")  # a cut-short zlib stream
+    db.execute("UPDATE envs SET vector = x'0000803f'")  # one float, not a vector
+    db.commit()
+    db.close()
+    code = main(["similar", str(copy), "--memory", str(memory_path)])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert "memory.sqlite is damaged (" in err
+    (memory_path / "index.faiss").unlink(missing_ok=True)  # rebuilt from the stored vectors
+    with EnvironmentMemory(memory_path) as memory:
+        with pytest.raises(DamagedMemoryError, match="a stored program cannot be read"):
+            memory.source("spade/Nim-v0")
+        with pytest.raises(DamagedMemoryError, match="a stored vector has 4 bytes, not 1536"):
+            memory.flush()
+    assert [e.id for e in root.list()] == ["spade/LockPick-v0", "spade/Nim-v0"]
