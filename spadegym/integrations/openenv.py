@@ -332,7 +332,15 @@ def create_app(
     app.router.on_shutdown.append(server.aclose)
     # Bad messages are answered before OpenEnv's handlers, keeping the session.
     app.add_middleware(MessageGuard)
+    app.add_exception_handler(SpadegymError, _unprocessable)
     return app
+
+
+async def _unprocessable(request: Any, exc: Exception) -> Any:
+    """HTTP ``/reset`` with arguments it refuses: 422 and the reason, as OpenEnv answers."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(status_code=422, content={"detail": str(exc)})
 
 
 class _QuietDisconnect:

@@ -73,16 +73,19 @@ def test_each_bad_message_is_answered_and_the_session_goes_on(spade_ids):
                 for name, (message, _) in BAD.items():
                     await ws.send(message)
                     answers[name] = json.loads(await ws.recv())
+                await ws.send(json.dumps({"type": "reset", "data": {"seed": -1}}))
+                answers["negative seed"] = json.loads(await ws.recv())
                 await ws.send(json.dumps({"type": "step", "data": {"reply": "\\boxed{123}"}}))
                 after = json.loads(await ws.recv())
             return answers, after
 
         answers, after = asyncio.run(session())
-    for name, (_, expected) in BAD.items():
+    for name, (_, expected) in BAD.items():  # the negative seed is OpenEnv's EXECUTION_ERROR
         reply = answers[name]
         assert reply["type"] == "error" and reply["data"]["code"] == "VALIDATION_ERROR", name
         assert expected in reply["data"]["message"], (name, reply)
         assert len(json.dumps(reply)) < 1000  # nothing is echoed whole
+    assert answers["negative seed"]["data"]["message"] == "seed=-1: a seed is an int >= 0."
     assert after["type"] == "observation"  # the same session, still playing
     assert after["data"]["observation"]["turn"] == 1
 
@@ -101,6 +104,12 @@ def test_http_step_answers_with_error_statuses_and_cuts_replies(spade_ids):
         for body in (b"[1]", b"[" * 100_000, b"\xff\xfe"):
             bad = httpx.post(f"{url}/reset", content=body, timeout=30)
             assert bad.status_code == 422 and len(bad.content) < 1000, body[:10]
+        negative = httpx.post(f"{url}/reset", json={"seed": -1}, timeout=30)
+        assert negative.status_code == 422  # OpenEnv's own request model refuses it
+        assert "greater than or equal to 0" in negative.text
+        unknown = httpx.post(f"{url}/reset", json={"env_id": "spade/Nope-v0"}, timeout=30)
+        assert unknown.status_code == 422
+        assert unknown.json()["detail"].startswith("env_id='spade/Nope-v0' is not served here")
         reset = httpx.post(f"{url}/reset", json={"seed": 3}, timeout=30)
         assert reset.status_code == 200
         assert reset.json()["observation"]["text"].startswith("A 3-digit lock.")
