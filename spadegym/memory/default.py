@@ -73,15 +73,11 @@ def open_memory(
                     memory.set_setting("seeded", "done")
                 elif state is None:  # made and filled without the library: left so
                     memory.set_setting("seeded", "no")
-        from spadegym.registry.memory_link import mirror
-        from spadegym.registry.roots import default_roots, shipped_root
+        from spadegym.registry.memory_link import mirror, mirrored_roots
+        from spadegym.registry.roots import default_roots
 
         if roots is None:
-            roots = default_roots()
-            shipped = shipped_root()
-            if memory.setting("seeded") != "done" and shipped is not None:
-                # The library is the seeding's to add: a memory built without it stays so.
-                roots = [r for r in roots if os.path.realpath(r) != os.path.realpath(shipped)]
+            roots = mirrored_roots(memory, default_roots())
         mirror(memory, roots, progress)
     except BaseException:
         memory.close()

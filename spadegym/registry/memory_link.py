@@ -22,6 +22,7 @@ keep the two together:
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,22 @@ def _lacking(memory: MemoryLike, registered: dict[str, list[tuple[Path, Any]]]) 
         for env_id, entries in registered.items()
         if stored.get(env_id) not in {entry.sha256 for _, entry in entries}
     )
+
+
+def mirrored_roots(memory: MemoryLike, roots: Iterable[Path]) -> list[Path]:
+    """The roots ``memory`` must mirror: the shipped library only when it was seeded with it.
+
+    A memory made and filled without the library (``seeded=no``, see ``memory.default``)
+    stays without it; the library is the seeding's to add.
+    """
+    from spadegym.registry.roots import shipped_root
+
+    roots = [Path(r) for r in roots]
+    shipped = shipped_root()
+    setting = getattr(memory, "setting", None)
+    if shipped is None or (setting is not None and setting("seeded") == "done"):
+        return roots
+    return [r for r in roots if os.path.realpath(r) != os.path.realpath(shipped)]
 
 
 def mirror(

@@ -54,7 +54,7 @@ from spadegym.registry.manifest import (
     now,
     sha256_of,
 )
-from spadegym.registry.memory_link import mirror, remember, settle
+from spadegym.registry.memory_link import mirror, mirrored_roots, remember, settle
 from spadegym.registry.registration import make_env, register_entry, unregister_entry
 from spadegym.registry.roots import default_roots, user_root
 from spadegym.registry.verification import VerifyResult, verify_root
@@ -279,7 +279,8 @@ class Registry:
             settle(memory)  # writes of a writer killed half way come first
             # A memory that lost records (a deleted or rolled-back database) gets them back
             # from the programs before it judges: it must know every registered game.
-            mirror(memory, [self.root, *self.others], getattr(memory, "progress", None))
+            roots = mirrored_roots(memory, [self.root, *self.others])
+            mirror(memory, roots, getattr(memory, "progress", None))
             found = self._find_entry(sha)
             if found is not None:
                 remember(memory, found.id, program, first_obs, found.skill, verdict.embedding)
