@@ -556,10 +556,20 @@ def run_remove(args: argparse.Namespace) -> int:
         memory = _memory(args, "remove the environment", create=False)
     except _MemoryUnusable as exc:
         return _fail("remove", str(exc))
+    registry = _writer(args)
     try:
-        env_id = _writer(args).remove(args.id, memory=memory)
+        env_id = registry.remove(args.id, memory=memory)
     except SpadegymError as exc:
         return _fail("remove", str(exc))
+    except OSError as exc:  # a full disk: the registry says whether the folder went
+        why = "the disk is full (ENOSPC)" if exc.errno == errno.ENOSPC else str(exc)
+        if args.id in registry:
+            return _fail("remove", f"{args.id} was not removed: {why}.")
+        return _fail(
+            "remove",
+            f"{args.id} was removed; finishing it met {why}: the memory forgets it at its "
+            "next open",
+        )
     finally:
         if memory is not None:
             memory.close()
@@ -670,9 +680,12 @@ def run_import(args: argparse.Namespace) -> int:
     except SpadegymError as exc:  # the memory failed
         return _fail(
             "import",
-            f"the novelty check failed ({exc}); nothing more was added. Pass --no-memory to "
+            f"the novelty check failed ({exc}); nothing was imported. Pass --no-memory to "
             "import without it.",
         )
+    except OSError as exc:  # a full disk: what this import wrote was taken back
+        why = "the disk is full (ENOSPC)" if exc.errno == errno.ENOSPC else str(exc)
+        return _fail("import", f"nothing was imported: {why}. Free some space and run it again.")
     finally:
         if memory is not None:
             memory.close()

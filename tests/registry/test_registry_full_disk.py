@@ -134,3 +134,28 @@ def test_adds_on_a_small_full_disk_say_what_they_did(small_disk, programs, capsy
     assert code == 0, err
     with EnvironmentMemory(memory_path) as memory:
         assert set(memory.ids()) == {e.id for e in root.list()}
+
+
+def test_a_remove_on_a_full_disk_says_whether_it_was_done(stores, capsys, monkeypatch):
+    root, memory_path = stores
+    monkeypatch.setattr(registry_store, "remove_entry", _raise_full)
+    code, out, err = _run(
+        capsys, "remove", "LockPick-v0", "--root", root.root, "--memory", memory_path
+    )
+    assert (code, out, err) == (
+        1,
+        "",
+        "spadegym remove: LockPick-v0 was not removed: the disk is full (ENOSPC).\n",
+    )
+    assert [e.id for e in root.list()] == ["spade/LockPick-v0"]
+    monkeypatch.undo()
+    monkeypatch.setattr(Store, "remove", _raise_full)
+    code, out, err = _run(
+        capsys, "remove", "LockPick-v0", "--root", root.root, "--memory", memory_path
+    )
+    assert code == 1 and "LockPick-v0 was removed; finishing it met the disk is full" in err
+    assert root.list() == []
+    monkeypatch.undo()
+    code, _, _ = _run(capsys, "stats", "--memory", memory_path)  # the journal finishes it
+    with EnvironmentMemory(memory_path) as memory:
+        assert memory.ids() == []

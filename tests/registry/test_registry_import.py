@@ -95,7 +95,7 @@ def test_one_game_twice_in_a_bundle_is_refused(tmp_path, programs, target):
 
 
 def test_a_write_failing_half_way_takes_back_what_was_written(
-    tmp_path, programs, target, monkeypatch
+    tmp_path, programs, target, monkeypatch, capsys
 ):
     registry, memory = target
     bundle = _export(tmp_path, programs, programs["nim"][0], programs["ice_maze"][0])
@@ -112,6 +112,14 @@ def test_a_write_failing_half_way_takes_back_what_was_written(
     with pytest.raises(OSError, match="No space left"):
         registry.import_(bundle, memory=memory)
     assert len(calls) == 2
+    _unchanged(registry, memory)
+    calls.clear()
+    code = main(["import", str(bundle), "--root", str(registry.root), "--memory", str(memory.path)])
+    _, err = capsys.readouterr()
+    assert code == 1 and err == (
+        "spadegym import: nothing was imported: the disk is full (ENOSPC). Free some space "
+        "and run it again.\n"
+    )
     _unchanged(registry, memory)
     monkeypatch.setattr(StoreRegistry, "_write", real)
     assert registry.import_(bundle, memory=memory) == ["spade/Nim-v0", "spade/IceMaze-v0"]
