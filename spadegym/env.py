@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
+import stat
 import string
 from typing import Any
 
 import gymnasium
+import numpy as np
 from gymnasium import spaces
 
 from spadegym import contract, text_memory
 from spadegym.contract import episode_outcome
-from spadegym.errors import ProgramError, SpadegymError
+from spadegym.errors import ConfigError, ProgramError, SpadegymError
 from spadegym.sandbox import EnvHandle, Pool, SandboxConfig, make_worker
 
 SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
@@ -84,6 +86,80 @@ def check_difficulty(difficulty: Any) -> None:
         )
 
 
+class SourceTypeError(SpadegymError, TypeError):
+    """A program was given as something other than text (bytes, a path object, ...)."""
+
+
+def check_seed(seed: Any) -> None:
+    """Refuse a seed that is not None or an int >= 0: one rule for every way to reset.
+
+    ``gymnasium.make(...).reset``, ``make_vec`` (one seed or one per instance) and
+    ``spadegym serve`` all apply it, as Gymnasium's own seeding does.
+
+    Raises:
+        ConfigError: a negative seed, or one that is not an int.
+    """
+    seeds = seed if isinstance(seed, (list, tuple)) else [seed]
+    for value in seeds:
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ConfigError(
+                f"seed={value!r}: a seed is an int >= 0 (or None for a fresh instance)."
+            )
+
+
+def check_options(options: Any) -> None:
+    """Refuse reset options that are not a dict, or name a difficulty outside 1..5."""
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise ConfigError(
+            f"options={options!r}: reset options are a dict, e.g. {{'difficulty': 3}}."
+        )
+    if options.get("difficulty") is not None and not contract.is_difficulty(options["difficulty"]):
+        raise ConfigError(
+            f"options['difficulty']={options['difficulty']!r}: difficulties are ints in "
+            f"{contract.MIN_DIFFICULTY}..{contract.MAX_DIFFICULTY} (or None)."
+        )
+
+
+def read_program_file(path: str | os.PathLike) -> str:
+    """The text of a program file, refusing anything but a regular UTF-8 file by name.
+
+    A FIFO or a device is refused before it is opened (reading one can block forever).
+
+    Raises:
+        ConfigError: the file is missing, a folder, not a regular file, unreadable or not
+            UTF-8 text.
+    """
+    name = os.fspath(path)
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        raise ConfigError(f"{name}: no such program file.") from None
+    except OSError as exc:
+        raise ConfigError(f"{name}: cannot be read ({exc.strerror or exc}).") from None
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"{name} is a folder; give the program file (a .py file).")
+    if not stat.S_ISREG(mode):
+        raise ConfigError(
+            f"{name} is not a regular file (a FIFO, socket or device); give a program file."
+        )
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ConfigError(f"{name}: cannot be read ({exc.strerror or exc}).") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save it as UTF-8."
+        ) from None
+
+
 def with_difficulty(options: dict | None, difficulty: int | None) -> dict | None:
     """``options`` with the default ``difficulty`` added when they name none."""
     if difficulty is None or (isinstance(options, dict) and "difficulty" in options):
@@ -153,8 +229,13 @@ class ProgramEnv(gymnasium.Env):
                 "path= (a file holding it)."
             )
         if path is not None:
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
+            source = read_program_file(path)
+        elif not isinstance(source, str):
+            raise SourceTypeError(
+                f"ProgramEnv(source=...) takes the program as str; got "
+                f"{type(source).__name__}. Decode bytes first (source.decode('utf-8')), or "
+                "pass path= for a file."
+            )
         if on_error not in ("raise", "terminate"):
             raise SpadegymError(
                 f"on_error={on_error!r} is not supported; use 'raise' or 'terminate'."
@@ -207,7 +288,13 @@ class ProgramEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict]:
-        """Start an episode; ``seed=None`` draws one from the env's generator."""
+        """Start an episode; ``seed=None`` draws one from the env's generator.
+
+        Raises:
+            ConfigError: a seed that is not an int >= 0, or a difficulty outside 1..5.
+        """
+        check_seed(seed)
+        check_options(options)
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))

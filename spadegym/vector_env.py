@@ -23,7 +23,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from spadegym.env import action_space, check_difficulty, observation_space
+from spadegym.env import (
+    action_space,
+    check_difficulty,
+    check_options,
+    check_seed,
+    observation_space,
+)
 from spadegym.errors import SpadegymError
 
 __all__ = ["SpadeVectorEnv", "make_vector"]
@@ -92,8 +98,10 @@ class SpadeVectorEnv(VectorEnv):
 
         ``seed``: instance ``k`` plays ``seed + k``; or one seed (or None) per instance.
         """
+        check_seed(seed)
         options = dict(options or {})
         mask = options.pop("reset_mask", None)
+        check_options(options)
         indices = None if mask is None else [int(k) for k in np.flatnonzero(mask)]
         if indices is not None and seed is not None and not isinstance(seed, int):
             seed = [seed[k] for k in indices]

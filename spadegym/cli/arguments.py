@@ -11,7 +11,7 @@ import argparse
 from spadegym import contract
 from spadegym.contract import SKILLS
 
-__all__ = ["difficulties", "difficulty", "skill"]
+__all__ = ["difficulties", "difficulty", "seed", "skill"]
 
 
 def _key(name: str) -> str:
@@ -65,3 +65,14 @@ def difficulties(value: str) -> tuple[int, ...]:
             f"{value!r} is not a difficulty or a comma-separated list of them; difficulties "
             "are 1..5."
         ) from None
+
+
+def seed(value: str) -> int:
+    """A seed, an int >= 0 (the one rule of every reset: ``spadegym.env.check_seed``)."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a seed; a seed is an int >= 0.")
+    return number

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 
@@ -133,13 +134,14 @@ def run(args: argparse.Namespace) -> int:
         settings["cycle"] = True
     if is_local_spec(args.llm):
         settings["seed"] = args.seed
+    memory = None
     try:
         llm = llm_from_spec(args.llm, **settings)
-        memory = None
         if not args.no_memory:
             from spadegym.memory.default import open_memory
 
-            memory = open_memory(args.memory)  # a new one starts with the shipped library
+            # A new one starts with the shipped library; any learns what it lacks of the roots.
+            memory = open_memory(args.memory, progress=_progress)
         report = generate(
             args.n,
             llm,
@@ -160,6 +162,13 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"spadegym generate: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the registry or its log folder cannot be written (a full disk)
+        why = "the disk is full (ENOSPC)" if exc.errno == errno.ENOSPC else "it failed"
+        print(f"spadegym generate: {why}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if memory is not None:
+            memory.close()
     if args.json:
         print(dumps(report.to_dict()))
     else:
@@ -180,3 +189,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 130
     return 0
+
+
+def _progress(line: str) -> None:
+    print(f"spadegym: {line}", file=sys.stderr, flush=True)

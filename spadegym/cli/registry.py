@@ -10,6 +10,7 @@ names another. ``verify --fix --root registry/`` (re)builds the manifests of a f
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 import textwrap
 from pathlib import Path
@@ -108,7 +109,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "rewards and the outcome. :quit (or end of input) stops.",
     )
     play.add_argument("id", metavar="ID")
-    play.add_argument("--seed", type=int, default=0, help="the instance to play (default 0)")
+    play.add_argument(
+        "--seed",
+        type=arguments.seed,
+        default=0,
+        help="the instance to play, an int >= 0 (default 0)",
+    )
     play.add_argument("--hint", action="store_true", help="show the hint after the reset")
     play.add_argument(
         "--difficulty",
@@ -217,6 +223,7 @@ def _find(args: argparse.Namespace, env_id: str) -> Any:
     from spadegym.registry import RegistryError
     from spadegym.registry.ids import MAKE_HINT, parse_folder, parse_id
 
+    parse_id(env_id)  # an id that cannot be one (a path) is said to be so
     registries = _registries(args)
     known: list[str] = []
     for registry in registries:
@@ -246,13 +253,17 @@ def _progress(line: str) -> None:
     print(f"spadegym: {line}", file=sys.stderr, flush=True)
 
 
-def _memory(args: argparse.Namespace, command: str, *, create: bool = True) -> Any:
+def _memory(
+    args: argparse.Namespace, command: str, *, create: bool = True, mirror: bool = True
+) -> Any:
     """The memory of ``--memory`` (default: the user's), or None with ``--no-memory``.
 
     Args:
         args: the parsed command line.
         command: the command, for messages.
         create: make (and seed) the memory when it does not exist; otherwise None then.
+        mirror: record the registered environments the memory lacks (``verify`` reports
+            them instead).
 
     Raises:
         _MemoryUnusable: it cannot be opened; the message says why and names --no-memory.
@@ -266,8 +277,18 @@ def _memory(args: argparse.Namespace, command: str, *, create: bool = True) -> A
     if not create and not (path / "memory.sqlite").exists():
         return None
     try:
-        return open_memory(path, progress=_progress)  # a new one starts with the library
-    except (SpadegymError, OSError) as exc:
+        # A new one starts with the library, and any memory learns what it lacks of the roots.
+        return open_memory(path, progress=_progress, roots=None if mirror else [])
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise _MemoryUnusable(
+                f"the disk is full (ENOSPC), so the memory at {path} cannot be opened and "
+                "nothing was done; free some space and run it again."
+            ) from None
+        raise _MemoryUnusable(
+            f"the memory at {path} cannot be used: {exc}. Pass --no-memory to {command} without it."
+        ) from None
+    except SpadegymError as exc:
         raise _MemoryUnusable(
             f"the memory at {path} cannot be used: {exc}. Pass --no-memory to {command} without it."
         ) from None
@@ -281,6 +302,9 @@ def _read_program(path: str) -> tuple[str | None, str]:
     """The text of a program file, or None and what is wrong with it, in a few words."""
     file = Path(path)
     try:
+        if file.exists() and not (file.is_file() or file.is_dir()):
+            # A FIFO or a device: reading one can block forever.
+            return None, "is not a regular file (a FIFO, socket or device); give a program file"
         data = file.read_bytes()
     except FileNotFoundError:
         return None, "no such file"
@@ -305,6 +329,8 @@ def run_add(args: argparse.Namespace) -> int:
 
     if args.new_version_of and len(args.files) != 1:
         return _fail("add", "--new-version-of takes exactly one FILE.", 2)
+    if args.root is not None and args.root.exists() and not args.root.is_dir():
+        return _fail("add", f"--root {args.root} is not a folder; give a registry folder.", 2)
     failed = 0
     texts: dict[str, str] = {}
     for path in args.files:  # the cheap checks first: nothing heavy loads for a typo
@@ -342,6 +368,8 @@ def run_add(args: argparse.Namespace) -> int:
                     memory=memory,
                     version_of=args.new_version_of,
                 )
+            except OSError as exc:  # a full disk: the registry says what was written
+                return _fail("add", _write_failure(registry, path, report.program or text, exc))
             except DuplicateEnvironmentError as exc:
                 # The library's message names the Python argument; here the flag does the job.
                 message = str(exc).replace(
@@ -366,6 +394,21 @@ def run_add(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _write_failure(registry: Any, path: str, text: str, exc: OSError) -> str:
+    """One line for an add that met an operating-system error: added or not, and why."""
+    why = "the disk is full (ENOSPC)" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    try:
+        env_id = registry.id_of(text)
+    except Exception:  # the index cannot be read either: the add did not complete
+        env_id = None
+    if env_id is not None:
+        return (
+            f"{path} was added as {env_id}; finishing it met {why}: the memory and the index "
+            "catch up at their next open"
+        )
+    return f"{path} was not added: {why}; nothing was written. Free some space and add it again."
+
+
 def run_list(args: argparse.Namespace) -> int:
     """Print the environments of every root (earlier roots shadow later ones), broken ones marked.
 
@@ -374,8 +417,20 @@ def run_list(args: argparse.Namespace) -> int:
     """
     from spadegym.registry import ids
 
+    registries = _registries(args)
+    if args.skill is not None:
+        known = {e.skill for r in registries for e in r.list() if e.skill}
+        if args.skill not in known:
+            from spadegym.contract import SKILLS
+
+            if args.skill not in SKILLS:
+                return _fail(
+                    "list",
+                    f"no environment has the skill {args.skill!r}; the skills are "
+                    f"{', '.join(sorted(known | set(SKILLS)))}.",
+                )
     rows, seen, skipped, broken = [], set(), [], []
-    for registry in _registries(args):
+    for registry in registries:
         for entry in registry.list(skill=args.skill, kind=args.kind):
             if entry.id not in seen:
                 seen.add(entry.id)
@@ -510,10 +565,20 @@ def run_remove(args: argparse.Namespace) -> int:
         memory = _memory(args, "remove the environment", create=False)
     except _MemoryUnusable as exc:
         return _fail("remove", str(exc))
+    registry = _writer(args)
     try:
-        env_id = _writer(args).remove(args.id, memory=memory)
+        env_id = registry.remove(args.id, memory=memory)
     except SpadegymError as exc:
         return _fail("remove", str(exc))
+    except OSError as exc:  # a full disk: the registry says whether the folder went
+        why = "the disk is full (ENOSPC)" if exc.errno == errno.ENOSPC else str(exc)
+        if args.id in registry:
+            return _fail("remove", f"{args.id} was not removed: {why}.")
+        return _fail(
+            "remove",
+            f"{args.id} was removed; finishing it met {why}: the memory forgets it at its "
+            "next open",
+        )
     finally:
         if memory is not None:
             memory.close()
@@ -558,7 +623,7 @@ def _verify_memory(args: argparse.Namespace, roots: list[Path]) -> int:
     from spadegym.registry.memory_link import reconcile
 
     try:
-        memory = _memory(args, "verify", create=args.fix)
+        memory = _memory(args, "verify", create=args.fix, mirror=False)
     except _MemoryUnusable as exc:
         return _fail("verify", str(exc))
     if memory is None:
@@ -624,9 +689,12 @@ def run_import(args: argparse.Namespace) -> int:
     except SpadegymError as exc:  # the memory failed
         return _fail(
             "import",
-            f"the novelty check failed ({exc}); nothing more was added. Pass --no-memory to "
+            f"the novelty check failed ({exc}); nothing was imported. Pass --no-memory to "
             "import without it.",
         )
+    except OSError as exc:  # a full disk: what this import wrote was taken back
+        why = "the disk is full (ENOSPC)" if exc.errno == errno.ENOSPC else str(exc)
+        return _fail("import", f"nothing was imported: {why}. Free some space and run it again.")
     finally:
         if memory is not None:
             memory.close()

@@ -25,10 +25,12 @@ Novelty is judged once, by ``Registry.admit``, inside the step that registers (s
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import queue
 import random
+import re
 import sys
 import threading
 import time
@@ -129,13 +131,25 @@ class _Run:
         self.store_lock = threading.Lock()
         self.registered: set[str] = set()
 
+    def log_failed(self, exc: OSError) -> None:
+        """Stop the run: its log cannot be written, so nothing more could be resumed."""
+        why = "the disk is full (ENOSPC)" if exc.errno == errno.ENOSPC else str(exc)
+        self.stopped = self.stopped or (
+            f"the run log {self.log.path} cannot be written: {why}. What was registered stays "
+            "registered; free some space and run the same command again to resume"
+        )
+        self.stop.set()
+
     def candidate(self, slot: Slot) -> Candidate:
         prior = self.log.prior.get(slot.index, Prior())
         cand = Candidate(
             slot.index, slot.skill, slot.kind, slot.difficulty, slot.document.id, self.corpus.name
         )
         if prior.final is not None:
-            return _from_final(cand, prior.final)
+            cand = _from_final(cand, prior.final)
+            if cand.status == "error":
+                self._recover(cand, prior)
+            return cand
         started = time.perf_counter()
         try:
             self._design_and_register(cand, slot, prior)
@@ -316,6 +330,29 @@ class _Run:
             cand.novelty = _novelty(admitted.novelty)
             self.registered.add(admitted.env_id)
         cand.status, cand.env_id = "accepted", admitted.env_id
+
+    def _recover(self, cand: Candidate, prior: Prior) -> None:
+        """Trust the registry over a logged "error": the slot's program may be registered.
+
+        A run that registered the program and then failed (a full disk while recording it in
+        the memory, or while logging the verdict) logged an error; the registry is the truth.
+        """
+        turns = {
+            int(match[1]): reply
+            for log_id, reply in prior.replies.items()
+            if (match := re.fullmatch(r"c\d+-t(\d+)", log_id))
+        }
+        if not turns:
+            return
+        program = _extracted(turns[max(turns)])
+        try:
+            env_id = self.registry.id_of(program) if program is not None else None
+        except Exception:  # an unreadable registry: the logged verdict stands
+            return
+        if env_id is not None and self._registered_by(env_id, cand.index):
+            cand.status, cand.env_id = "accepted", env_id
+            cand.reason = "registered by the earlier run, which then failed"
+            self.registered.add(env_id)
 
     def _registered_by(self, env_id: str, index: int) -> bool:
         """Whether ``env_id`` is this slot's own, from a run killed before it logged the verdict.
@@ -531,7 +568,7 @@ def generate(
     log_path = Path(log) if log is not None else _default_log(registry, key)
     chosen = _open_executor(executor)  # before the log, so a bad spelling leaves no trace
     try:
-        run_log = RunLog(log_path, key, {**settings, "n": n})
+        run_log = RunLog(log_path, key, {**settings, "n": n}, on_failure=lambda exc: None)
     except BaseException:
         _close_executor(chosen, executor)
         raise
@@ -546,6 +583,9 @@ def generate(
         run_log,
         chosen,
     )
+    run_log.on_failure = run.log_failed
+    if run_log.failed is not None:  # its first line could not be written
+        run.log_failed(run_log.failed)
     _resume(run, run_log)
     slots = [plan_slot(i, seed, corpus, skills, kinds, difficulties) for i in range(n)]
     bar = _Progress(n, progress)

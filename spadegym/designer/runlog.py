@@ -3,6 +3,11 @@
 Every reply is written the moment it arrives, so a crash or Ctrl-C loses nothing. Reading a
 log back gives, per candidate slot, the replies already received and the final verdict, which
 is what lets a run resume.
+
+Writing never raises: the log is written from the candidate threads, and an error there (a
+full disk) must not unwind them into ``generate``'s exit. The first failure is kept in
+``failed`` and passed to ``on_failure`` (``generate`` stops the run, saying why), and later
+records are dropped; a line cut short is skipped when the log is read back.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,10 +46,19 @@ class RunLog:
         ConfigError: the log belongs to a run with other settings.
     """
 
-    def __init__(self, path: Path, key: str, settings: dict[str, Any]):
+    def __init__(
+        self,
+        path: Path,
+        key: str,
+        settings: dict[str, Any],
+        on_failure: Callable[[OSError], None] | None = None,
+    ):
         self.path = path
         self.key = key
         self.prior: dict[int, Prior] = {}
+        self.failed: OSError | None = None
+        """The error that stopped the writes (a full disk), if one did."""
+        self.on_failure = on_failure
         self._lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not path.exists() or path.stat().st_size == 0
@@ -78,15 +93,31 @@ class RunLog:
             elif event == "candidate":
                 prior.final = record
 
-    def write(self, record: dict[str, Any]) -> None:
-        """Append one record and push it to disk before returning."""
+    def write(self, record: dict[str, Any]) -> bool:
+        """Append one record and push it to disk before returning.
+
+        Returns:
+            False when it could not be written (see ``failed``); never raises ``OSError``.
+        """
         line = json.dumps(record, ensure_ascii=False) + "\n"
         with self._lock:
-            self._handle.write(line)
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
+            if self.failed is not None:
+                return False
+            try:
+                self._handle.write(line)
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+                return True
+            except OSError as exc:
+                self.failed = exc
+        if self.on_failure is not None:
+            self.on_failure(self.failed)
+        return False
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (an error flushing it is kept in ``failed``, not raised)."""
         with self._lock:
-            self._handle.close()
+            try:
+                self._handle.close()
+            except OSError as exc:
+                self.failed = self.failed or exc

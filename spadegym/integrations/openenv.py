@@ -16,7 +16,10 @@ text, the program's info, the player to move (two-player games), and at the end 
 episode's outcome. Programs' ``solution()`` is never served.
 
 The stateless HTTP ``/reset`` works; the HTTP ``/step`` cannot (each HTTP call gets a fresh
-instance, as in OpenEnv), and says to use the WebSocket session.
+instance, as in OpenEnv), and answers 409 saying to use the WebSocket session. Messages are
+checked before OpenEnv reads them (``serve_guard``): a binary frame, a JSON array, JSON nested
+too deep, a lone surrogate or a reply over the limit gets an error naming it, and the session
+goes on.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from spadegym.errors import ProgramError, SpadegymError
 from spadegym.integrations.aio import AsyncPool, Session
 from spadegym.integrations.programs import Program, resolve
 from spadegym.integrations.serve_config import ServeConfig
+from spadegym.integrations.serve_guard import MessageGuard
 
 __all__ = [
     "SpadeAction",
@@ -185,7 +189,7 @@ class SpadeEnvironment(Environment[SpadeAction, SpadeObservation, SpadeState]):
             )
         if self._closed:
             raise SpadegymError(self._closed_message())
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise SpadegymError(f"seed={seed!r}: a seed is an int >= 0.")
         if difficulty is not None and not contract.is_difficulty(difficulty):
             raise SpadegymError(
@@ -326,7 +330,17 @@ def create_app(
     )
     app.state.spadegym = server
     app.router.on_shutdown.append(server.aclose)
+    # Bad messages are answered before OpenEnv's handlers, keeping the session.
+    app.add_middleware(MessageGuard)
+    app.add_exception_handler(SpadegymError, _unprocessable)
     return app
+
+
+async def _unprocessable(request: Any, exc: Exception) -> Any:
+    """HTTP ``/reset`` with arguments it refuses: 422 and the reason, as OpenEnv answers."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(status_code=422, content={"detail": str(exc)})
 
 
 class _QuietDisconnect:

@@ -159,6 +159,12 @@ class ReplayChat(SyncChat):
 
 
 def _read_entries(path: Path) -> list[_Entry]:
+    if path.exists() and not (path.is_file() or path.is_dir()):
+        # A FIFO or a device (/dev/zero): reading one can block, or never end.
+        raise ConfigError(
+            f"the replay file {path} is not a regular file (a FIFO, socket or device); give a "
+            "JSONL file of replies (see spadegym.llm.replay)."
+        )
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -166,6 +172,11 @@ def _read_entries(path: Path) -> list[_Entry]:
             f"cannot read the replay file {path}: {exc}. Record one with "
             "RecordingChat, or write one (see spadegym.llm.replay)."
         ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"the replay file {path} is not UTF-8 text (byte {exc.start}); a replay file is "
+            "JSONL, one reply record a line (see spadegym.llm.replay)."
+        ) from None
     entries = [
         _entry(record, path, number)
         for number, record in jsonl.objects(lines, path, "a replay file")

@@ -4,11 +4,14 @@ SQLite finds damage lazily: a file with a broken header fails at the first state
 page only when a query reads it, possibly while rows are being iterated. Every statement and
 every row fetch of this connection turns those errors into ``DamagedMemoryError``, which names
 the file and the fix, so that no command shows a traceback over a damaged memory and no
-caller goes on as if the memory had answered.
+caller goes on as if the memory had answered. A full disk is raised as ``OSError`` with
+``errno.ENOSPC`` (the transaction is rolled back by SQLite), like any other full-disk write.
 """
 
 from __future__ import annotations
 
+import errno
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -46,33 +49,63 @@ class _Cursor(sqlite3.Cursor):
             return super().execute(sql, parameters)
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def executemany(self, sql: str, parameters: Any) -> _Cursor:
         try:
             return super().executemany(sql, parameters)
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def __next__(self) -> Any:
         try:
             return super().__next__()
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def fetchone(self) -> Any:
         try:
             return super().fetchone()
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
     def fetchall(self) -> list[Any]:
         try:
             return super().fetchall()
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
+
+
+def _full(path: Path) -> bool:
+    """Whether the disk holding ``path`` has (almost) no room left."""
+    try:
+        return shutil.disk_usage(path.parent).free < _ROOM
+    except OSError:
+        return False
+
+
+_ROOM = 64 * 1024
+"""Free bytes under which an I/O error of SQLite is taken for a full disk (on a full tmpfs,
+growing the WAL or its shared-memory file fails as "disk I/O error", not "disk is full")."""
 
 
 def _translate(path: Path, exc: sqlite3.DatabaseError) -> Exception:
+    code = getattr(exc, "sqlite_errorcode", None)
+    io_error = code is not None and code & 0xFF == sqlite3.SQLITE_IOERR
+    if code == sqlite3.SQLITE_FULL or "disk is full" in str(exc) or (io_error and _full(path)):
+        # Said as the operating system says it, so one handler serves every full-disk write.
+        return OSError(errno.ENOSPC, f"No space left on device (the memory database {path})")
+    if io_error:
+        return OSError(errno.EIO, f"{exc} (the memory database {path})")
     return damaged(path, str(exc)) if _is_damage(exc) else exc
 
 
@@ -100,6 +133,8 @@ class Connection(sqlite3.Connection):
             return super().executescript(script)
         except sqlite3.DatabaseError as exc:
             raise _translate(self.path, exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged byte inside a stored text
+            raise damaged(self.path, f"a stored text is not UTF-8 ({exc.reason})") from exc
 
 
 def connect(path: Path) -> Connection:

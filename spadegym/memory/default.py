@@ -7,9 +7,11 @@ against the library that ships with spadegym, not just against what the user add
 Seeding is one step under the memory's lock: several processes opening a new memory at once
 seed it once. The memory notes when seeding starts and when it is done, so a process killed
 while seeding leaves the rest to the next open, while a memory seeded before (or one made
-without seeding and filled since) is left as it is. The library's summaries and embeddings
-ship precomputed (``precomputed``), so seeding takes a fraction of a second and loads no
-model.
+without seeding and filled since, marked ``seeded=no``) is left as it is. The library's
+summaries and embeddings ship precomputed (``precomputed``), so seeding takes a fraction of a
+second and loads no model. Each open then checks that the memory knows every registered
+environment, and records what it lacks from the registry, saying so (a lost or rolled-back
+database forgets nothing).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def open_memory(
     *,
     seed: bool = True,
     progress: Progress | None = None,
+    roots: list[Path] | None = None,
 ) -> EnvironmentMemory:
     """Open (or create) a memory holding every environment of the shipped library.
 
@@ -47,7 +50,12 @@ def open_memory(
             keeps the one it was built with.
         seed: add the shipped library to a new memory (or finish seeding one whose seeding
             was interrupted).
-        progress: receives a line when something takes more than a couple of seconds.
+        progress: receives a line when something takes more than a couple of seconds, and
+            the line saying that registered environments were missing and are recorded again.
+        roots: registry roots the memory must know every environment of (default: every
+            root, ``default_roots()``); what it lacks is recorded from their programs
+            (``spadegym.registry.memory_link.mirror``). ``[]`` checks none (``verify``
+            reports the difference instead).
 
     Raises:
         ConfigError: the embedder does not match the memory's, or its records disagree.
@@ -56,13 +64,21 @@ def open_memory(
     folder = Path(path) if path is not None else default_memory_path()
     memory = EnvironmentMemory(folder, embedder, progress=progress)
     try:
-        if seed and memory.setting("seeded") != "done":
+        if seed and memory.setting("seeded") not in ("done", "no"):
             with memory.locked():
                 state = memory.setting("seeded")
                 if state == "started" or (state is None and len(memory) == 0):
                     memory.set_setting("seeded", "started")
                     seed_library(memory)
-                memory.set_setting("seeded", "done")
+                    memory.set_setting("seeded", "done")
+                elif state is None:  # made and filled without the library: left so
+                    memory.set_setting("seeded", "no")
+        from spadegym.registry.memory_link import mirror, mirrored_roots
+        from spadegym.registry.roots import default_roots
+
+        if roots is None:
+            roots = mirrored_roots(memory, default_roots())
+        mirror(memory, roots, progress)
     except BaseException:
         memory.close()
         raise

@@ -22,6 +22,7 @@ import numpy as np
 
 from spadegym.errors import ConfigError, ProgramError
 from spadegym.memory import codekeys
+from spadegym.memory.database import damaged
 from spadegym.memory.fingerprint import fingerprint_version, summarize
 from spadegym.memory.signature import Signature
 
@@ -107,7 +108,7 @@ def source(db: sqlite3.Connection, env_id: str) -> str | None:
         "SELECT p.source FROM programs p JOIN envs e ON e.id = p.env WHERE e.env_id = ?",
         (env_id,),
     ).fetchone()
-    return _unpack(row[0]) if row else None
+    return _unpack(row[0], db) if row else None
 
 
 def stale(db: sqlite3.Connection) -> tuple[int, int]:
@@ -139,7 +140,7 @@ def refingerprint(db: sqlite3.Connection) -> int:
     ).fetchall()
     for env, blob in rows:
         try:
-            summary = summarize(_unpack(blob))
+            summary = summarize(_unpack(blob, db))
         except ProgramError:
             # Syntax this Python cannot parse: a candidate identical to it cannot parse here
             # either, so the old fingerprint can never be matched wrongly. Do not retry.
@@ -162,8 +163,11 @@ def _pack(source: str) -> bytes:
     return zlib.compress(source.encode("utf-8", "surrogatepass"), 6)
 
 
-def _unpack(blob: bytes) -> str:
-    return zlib.decompress(blob).decode("utf-8", "surrogatepass")
+def _unpack(blob: bytes, db: sqlite3.Connection) -> str:
+    try:
+        return zlib.decompress(blob).decode("utf-8", "surrogatepass")
+    except (zlib.error, UnicodeDecodeError, TypeError) as exc:  # damaged bytes in a cell
+        raise damaged(db.path, f"a stored program cannot be read ({exc})") from None
 
 
 def shingle_sets(db: sqlite3.Connection, env_ids: list[str]) -> dict[str, np.ndarray]:
@@ -176,4 +180,9 @@ def shingle_sets(db: sqlite3.Connection, env_ids: list[str]) -> dict[str, np.nda
         f"WHERE e.env_id IN ({marks})",
         env_ids,
     )
-    return {env_id: np.frombuffer(blob, dtype=np.uint32) for env_id, blob in rows}
+    found = {}
+    for env_id, blob in rows:
+        if not isinstance(blob, bytes) or len(blob) % 4:
+            raise damaged(db.path, f"the stored code keys of {env_id} are cut short")
+        found[env_id] = np.frombuffer(blob, dtype=np.uint32)
+    return found

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spadegym.memory.crossplay import CrossPlay
+from spadegym.memory.database import damaged
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS envs (
@@ -25,11 +26,14 @@ CREATE TABLE IF NOT EXISTS envs (
     vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS envs_fingerprint ON envs(fingerprint);
+CREATE INDEX IF NOT EXISTS envs_digest ON envs(env_id, source_sha256);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('epoch', 0);
 """
 """``id`` is AUTOINCREMENT so that ids are never reused: an index file that holds every id up
-to N then holds exactly the rows with id <= N, unless a removal (``epoch``) came since."""
+to N then holds exactly the rows with id <= N, unless a removal (``epoch``) came since.
+``envs_digest`` covers ``digests()``, which each open reads to compare the memory with the
+registry, so that it reads no vector."""
 
 COLUMNS = (
     "env_id, skill, kind, title, description, first_observation, source_sha256, fingerprint, "
@@ -131,6 +135,8 @@ def vectors(db: sqlite3.Connection, dim: int, after: int) -> tuple[np.ndarray, n
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     out = np.empty((len(rows), dim), dtype=np.float32)
     for i, (_, blob) in enumerate(rows):
+        if not isinstance(blob, bytes) or len(blob) != 4 * dim:
+            raise damaged(db.path, f"a stored vector has {len(blob or b'')} bytes, not {4 * dim}")
         out[i] = np.frombuffer(blob, dtype=np.float32)
     return ids, out
 

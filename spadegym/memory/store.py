@@ -17,6 +17,7 @@ since an earlier look.
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,7 +31,7 @@ from filelock import FileLock
 from spadegym import leftovers
 from spadegym.errors import ConfigError
 from spadegym.memory import codekeys as ckeys
-from spadegym.memory import database, identity, journal, precomputed, records
+from spadegym.memory import database, identity, integrity, journal, precomputed, records
 from spadegym.memory import index as vindex
 from spadegym.memory import programs as stored
 from spadegym.memory import stats as pstats
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from spadegym.sandbox.pool import Worker
 
 __all__ = ["DamagedMemoryError", "EnvironmentMemory"]
+
+log = logging.getLogger("spadegym.memory")
 
 _SCHEMA = (
     records.SCHEMA + pstats.SCHEMA + identity.SCHEMA + journal.SCHEMA + stored.SCHEMA + ckeys.SCHEMA
@@ -89,25 +92,37 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         self.index_params = index_params or vindex.IndexParams()
         self.dedup = dedup or DedupConfig()
         self.progress = progress
-        self._lock = FileLock(str(self.path / ".lock"))
         self._db: database.Connection | None = None
+        sqlite_path = self.path / "memory.sqlite"
+        self._lock = integrity.StampingLock(
+            FileLock(str(self.path / ".lock")), sqlite_path, lambda: self._db
+        )
         with self._lock:
             # Temporary files of writers killed mid-write (the config's is only ever written
             # under this lock, so one found now is a leftover).
             leftovers.remove_dead(self.path, vindex.TEMP_PREFIX, ".tmp")
             (self.path / "config.json.tmp").unlink(missing_ok=True)
-            self._db = database.connect(self.path / "memory.sqlite")
+            # Files changed by anything but a memory's own writes may hold damaged pages that
+            # SQLite would meet only when a query reads them: check them all now.
+            outside = integrity.changed_outside(sqlite_path)
+            self._db = database.connect(sqlite_path)
             try:
+                if outside:
+                    integrity.check(self._db)
                 # Programs, signatures and code keys go with their envs row (ON DELETE CASCADE).
                 self._db.execute("PRAGMA foreign_keys=ON")
                 self._db.executescript(_SCHEMA)
                 self.embedder, self.dim = identity.resolve(self.path, self._db, embedder)
+                self._init_behaviour()
             except BaseException:
                 self._db.close()
                 self._db = None
                 raise
-            self._init_behaviour()
+            integrity.record(sqlite_path)
         self._index = vindex.SyncedIndex(self.path / "index.faiss", self.dim, self.index_params)
+        # An index file written for other database files (a replaced or restored one) would
+        # map row ids to another memory's vectors: it is rebuilt from SQLite instead.
+        self._index.distrust_file = outside
 
     # -- one step across processes ------------------------------------------------------
 
@@ -528,10 +543,21 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 self._save_index()
 
     def _save_index(self) -> None:
-        """Write the index file and record its checksum in SQLite; hold the lock."""
-        checksum = self._index.save()
-        if checksum is not None:
-            records.set_index_checksum(self._db, checksum)
+        """Write the index file and record its checksum in SQLite; hold the lock.
+
+        The file is a cache of SQLite: one that cannot be written (a full disk) is logged and
+        left to a later save, never failing the write that SQLite has already committed.
+        """
+        try:
+            checksum = self._index.save()
+            if checksum is not None:
+                records.set_index_checksum(self._db, checksum)
+        except OSError as exc:
+            log.warning(
+                "the vector index %s was not saved (%s); it is rebuilt when read",
+                self._index.path,
+                exc,
+            )
 
     def flush(self) -> None:
         """Write the index file now (it is also written on ``close`` and every ~1% growth)."""
@@ -541,16 +567,22 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 self._save_index()
 
     def close(self) -> None:
-        """Write pending index changes, so the file is level with SQLite, and close."""
+        """Write pending index changes, so the file is level with SQLite, and close.
+
+        The last connection's close folds the ``-wal`` file into the database, so the files
+        are stamped again afterwards (see ``integrity``).
+        """
         if self._db is not None:
-            try:
-                if self._index.loaded():  # a process that never searched has nothing to write
-                    self.flush()
-            except DamagedMemoryError:
-                pass  # already reported by the call that met the damage; the index is a cache
-            finally:
-                self._db.close()
-                self._db = None
+            with self._lock:
+                try:
+                    if self._index.loaded():  # a process that never searched has nothing to write
+                        self.flush()
+                except (DamagedMemoryError, OSError):
+                    pass  # already reported, or a full disk: the index file is only a cache
+                finally:
+                    self._db.close()
+                    self._db = None
+                    integrity.record(self.path / "memory.sqlite")
 
     def __enter__(self) -> EnvironmentMemory:
         return self

@@ -43,13 +43,23 @@ def write_bundle(path: Path, items: Iterable[tuple[str, bytes, str]]) -> Path:
     """Write ``(folder, env.py bytes, manifest JSON)`` items to a ``.tar.gz``, atomically.
 
     Raises:
-        RegistryError: there is no item.
+        RegistryError: there is no item, ``path`` is a folder, or it cannot be written.
     """
     items = list(items)
     if not items:
         raise RegistryError("export needs at least one environment id.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+    if path.is_dir():
+        raise RegistryError(
+            f"{path} is a folder; give the bundle's file name, e.g. {path}/envs.tar.gz."
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+    except OSError as exc:
+        raise RegistryError(
+            f"cannot write the bundle {path} ({exc.strerror or exc}); choose a folder you can "
+            "write to."
+        ) from None
     try:
         with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
             for folder, program, manifest_json in items:
@@ -59,9 +69,13 @@ def write_bundle(path: Path, items: Iterable[tuple[str, bytes, str]]) -> Path:
                     info.size, info.mode = len(data), 0o644
                     tar.addfile(info, io.BytesIO(data))
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # a full disk, a folder that went away
+            raise RegistryError(
+                f"cannot write the bundle {path} ({exc.strerror or exc}); nothing was written."
+            ) from None
         raise
     return path
 
@@ -111,7 +125,13 @@ def read_bundle(path: Path) -> list[BundleItem]:
     """
     path = Path(path)
     if not path.is_file():
-        what = "is a folder" if path.is_dir() else "does not exist"
+        what = (
+            "is a folder"
+            if path.is_dir()
+            else "is not a regular file"
+            if path.exists()
+            else "does not exist"
+        )
         raise RegistryError(f"{path} {what}; give a .tar.gz bundle made by `spadegym export`.")
     files = read_members(path)
     if not files:
@@ -125,8 +145,11 @@ def read_bundle(path: Path) -> list[BundleItem]:
             manifest = parse_manifest(contents["manifest.json"])
         except RegistryError as exc:
             raise RegistryError(f"{path}: {folder}: {exc}") from None
-        if manifest.folder != folder:
-            raise RegistryError(f"{path}: {folder}/manifest.json names {manifest.id}.")
+        if manifest.id != ids.gym_id(folder):
+            raise RegistryError(
+                f"{path}: {folder}/manifest.json has the id {manifest.id!r}, which is not a "
+                f"valid id for that folder ({ids.gym_id(folder)}); nothing was imported."
+            )
         if sha256_of(contents["env.py"]) != manifest.sha256:
             raise RegistryError(
                 f"{path}: {folder}/env.py does not match the sha256 in its "

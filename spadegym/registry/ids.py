@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from spadegym.errors import SpadegymError
+from spadegym.registry.errors import RegistryError
 
 NAMESPACE = "spade"
 """The Gymnasium namespace of every registered environment."""
@@ -26,8 +26,11 @@ _FOLDER = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*)-v(?P<version>0|[1-9][0-9]
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-class InvalidIdError(SpadegymError, ValueError):
-    """A string is not an environment id of the form ``[spade/]<Name>-v<N>``."""
+class InvalidIdError(RegistryError, ValueError):
+    """A string is not an environment id of the form ``[spade/]<Name>-v<N>``.
+
+    A ``RegistryError``, so that every command that reports registry errors reports it.
+    """
 
 
 def base_name(class_name: str) -> str:

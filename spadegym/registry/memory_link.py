@@ -10,6 +10,11 @@ keep the two together:
   killed half way, and every writer calls it before its own.
 - ``remember`` is idempotent: adding a program the registry already holds records it in the
   memory when the memory lacks it, and replaces a record left under a reused id.
+- ``mirror`` runs on every open of the default memory and under the lock of every add: it
+  compares what the roots register (each id and its program's sha256, read from the roots'
+  indexes) with what the memory holds (read from a covering index, no vector), and records the
+  programs the memory lacks from the registry, saying so. A memory whose files were lost,
+  truncated or rolled back (a deleted ``-wal``) so forgets nothing the registry holds.
 - ``reconcile`` compares the whole memory with the registry roots and, with ``fix``, adds what
   is missing and removes what is stale (``spadegym verify --fix``).
 """
@@ -17,7 +22,8 @@ keep the two together:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +107,95 @@ def settle(memory: MemoryLike) -> list[str]:
         else:
             memory.clear_intent(intent.env_id, intent.op)
     return done
+
+
+def _registered(roots: Iterable[Path]) -> dict[str, list[tuple[Path, Any]]]:
+    """Every id the roots register, with each root's entry of it (earliest root first)."""
+    found: dict[str, list[tuple[Path, Any]]] = {}
+    for root in roots:
+        root = Path(root)
+        if root.is_dir():
+            for entry in load_index(root).entries.values():
+                found.setdefault(entry.id, []).append((root, entry))
+    return found
+
+
+def _lacking(memory: MemoryLike, registered: dict[str, list[tuple[Path, Any]]]) -> list[str]:
+    """Registered ids whose program (that of any root registering the id) the memory lacks."""
+    stored = memory.digests()
+    return sorted(
+        env_id
+        for env_id, entries in registered.items()
+        if stored.get(env_id) not in {entry.sha256 for _, entry in entries}
+    )
+
+
+def mirrored_roots(memory: MemoryLike, roots: Iterable[Path]) -> list[Path]:
+    """The roots ``memory`` must mirror: the shipped library only when it was seeded with it.
+
+    A memory made and filled without the library (``seeded=no``, see ``memory.default``)
+    stays without it; the library is the seeding's to add.
+    """
+    from spadegym.registry.roots import shipped_root
+
+    roots = [Path(r) for r in roots]
+    shipped = shipped_root()
+    setting = getattr(memory, "setting", None)
+    if shipped is None or (setting is not None and setting("seeded") == "done"):
+        return roots
+    return [r for r in roots if os.path.realpath(r) != os.path.realpath(shipped)]
+
+
+def mirror(
+    memory: MemoryLike, roots: Iterable[Path], progress: Callable[[str], None] | None = None
+) -> list[str]:
+    """Record in ``memory`` every environment of ``roots`` it lacks, from their programs.
+
+    Cheap when nothing is missing (one read of the roots' indexes and of the memory's ids and
+    digests); takes the memory's lock only to write. Records of ids no root registers are left
+    alone (``reconcile`` reports them). A missing program is announced on ``progress`` (else
+    logged as a warning), since rebuilding embeds and plays each program.
+
+    Returns:
+        The ids recorded.
+    """
+    if memory.intents():  # writes of a writer killed (or out of disk) half way come first
+        with memory.locked():
+            settle(memory)
+    roots = list(roots)
+    registered = _registered(roots)
+    if not _lacking(memory, registered):
+        return []
+    with memory.locked():
+        settle(memory)
+        missing = _lacking(memory, registered)
+        if not missing:
+            return []
+        line = (
+            f"the memory at {memory.path} lacks {len(missing)} registered environment(s) "
+            f"({_few(missing)}); recording them again from the registry's programs"
+        )
+        if progress is not None:
+            progress(line)
+        else:
+            log.warning("%s", line)
+        by_skill: dict[str | None, list[tuple[str, str, str | None]]] = {}
+        for env_id in missing:
+            root, entry = registered[env_id][0]
+            try:
+                program, manifest = load_program(root / entry.folder)
+            except RegistryError as exc:  # verify reports the entry itself
+                log.warning("not recording %s in the memory: %s", env_id, exc)
+                continue
+            memory.remove(env_id)  # a record of another program under this id
+            by_skill.setdefault(manifest.skill, []).append(
+                (env_id, program, manifest.first_observation or None)
+            )
+        recorded = []
+        for skill, items in by_skill.items():
+            memory.add_many(items, skill=skill)
+            recorded += [env_id for env_id, _, _ in items]
+    return recorded
 
 
 @dataclass

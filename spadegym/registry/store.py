@@ -26,7 +26,7 @@ from spadegym.registry.admission import (
     duplicate_error,
     is_new_version,
 )
-from spadegym.registry.bundle import read_bundle, write_bundle
+from spadegym.registry.bundle import write_bundle
 from spadegym.registry.entry import (
     clean_leftovers,
     load_program,
@@ -38,7 +38,6 @@ from spadegym.registry.entry import (
 )
 from spadegym.registry.errors import (
     RegistryError,
-    RejectedProgramError,
 )
 from spadegym.registry.index import (
     Index,
@@ -55,7 +54,7 @@ from spadegym.registry.manifest import (
     now,
     sha256_of,
 )
-from spadegym.registry.memory_link import remember, settle
+from spadegym.registry.memory_link import mirror, mirrored_roots, remember, settle
 from spadegym.registry.registration import make_env, register_entry, unregister_entry
 from spadegym.registry.roots import default_roots, user_root
 from spadegym.registry.verification import VerifyResult, verify_root
@@ -278,6 +277,10 @@ class Registry:
             verdict = memory.check_novelty(program, first_observation=first_obs, sandbox=sandbox)
         with memory.locked():
             settle(memory)  # writes of a writer killed half way come first
+            # A memory that lost records (a deleted or rolled-back database) gets them back
+            # from the programs before it judges: it must know every registered game.
+            roots = mirrored_roots(memory, [self.root, *self.others])
+            mirror(memory, roots, getattr(memory, "progress", None))
             found = self._find_entry(sha)
             if found is not None:
                 remember(memory, found.id, program, first_obs, found.skill, verdict.embedding)
@@ -330,7 +333,10 @@ class Registry:
                 write_entry(self.root, folder, program, manifest.to_json())
             except BaseException:
                 if memory is not None:
-                    memory.clear_intent(manifest.id, "add")
+                    try:
+                        memory.clear_intent(manifest.id, "add")
+                    except OSError:  # a full disk: ``settle`` drops the note (no folder)
+                        pass
                 raise
             entry = entry_from_manifest(manifest)
             index.entries[folder] = entry
@@ -467,34 +473,20 @@ class Registry:
     ) -> list[str]:
         """Add every environment of a bundle, validated like any other; all or none.
 
-        The bundle is checked (format, sizes, sha256s) before anything is validated, and every
-        program is validated before any is added. Ids are kept when free.
+        Every item is checked (ids, validation, copies within the bundle, novelty against the
+        memory) before any is written; see ``spadegym.registry.importing``. Ids are kept when
+        free.
 
         Returns:
             The ids the environments have here, in the bundle's order.
 
         Raises:
-            RegistryError: the bundle is malformed, or a program does not match its manifest.
+            RegistryError: the bundle is malformed (an invalid id included), a program does
+                not match its manifest, or the bundle holds one game twice.
             RejectedProgramError: a program fails validation (nothing is added).
-            DuplicateEnvironmentError: the memory holds one of the games already.
+            DuplicateEnvironmentError: the memory holds one of the games already (nothing is
+                added).
         """
-        from spadegym.validation import validate_many
+        from spadegym.registry.importing import import_bundle
 
-        items = read_bundle(Path(path))
-        reports = validate_many([item.program for item in items], config)
-        for item, report in zip(items, reports):
-            if not report.ok:
-                raise RejectedProgramError(
-                    f"{path}: {item.manifest.id} failed validation, so nothing was "
-                    f"imported:\n{report.feedback()}",
-                    report,
-                )
-        added = []
-        for item, report in zip(items, reports):
-            provenance = {**item.manifest.provenance.model_dump(), "origin": "import"}
-            added.append(
-                self.add(
-                    item.program, report, provenance, memory=memory, preferred_id=item.manifest.id
-                )
-            )
-        return added
+        return import_bundle(self, Path(path), config, memory)

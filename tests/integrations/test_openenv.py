@@ -152,8 +152,9 @@ def test_the_http_endpoints(spade_ids):
     with running([spade_ids["lock"]], workers=1) as (url, server):
         reset = httpx.post(f"{url}/reset", json={"seed": 3}, timeout=30).json()
         assert reset["observation"]["text"].startswith("A 3-digit lock.")
-        step = httpx.post(f"{url}/step", json={"action": {"reply": "x"}}, timeout=30).json()
-        assert "the HTTP /step endpoint gets a fresh instance" in step["observation"]["error"]
+        step = httpx.post(f"{url}/step", json={"action": {"reply": "x"}}, timeout=30)
+        assert step.status_code == 409  # an error status, as OpenEnv's server answers errors
+        assert "the HTTP /step endpoint gets a fresh instance" in step.json()["detail"]
         assert wait_for(lambda: server.apool.live == 0 and server.sessions == 0)
 
 

@@ -61,7 +61,7 @@ def test_import_refuses_altered_or_odd_bundles(root, tmp_path):
     with pytest.raises(RegistryError, match="is not <Name>-v<N>/env.py"):
         other.import_(escaping)
     renamed = _bundle(tmp_path, {"Other-v0/env.py": source, "Other-v0/manifest.json": manifest})
-    with pytest.raises(RegistryError, match="names spade/LockPick-v0"):
+    with pytest.raises(RegistryError, match="has the id .spade/LockPick-v0., which is not a valid"):
         other.import_(renamed)
     assert not other.root.exists() or len(other) == 0
 
