@@ -63,6 +63,30 @@ def resolve_program(item: str) -> tuple[str, str]:
     return env_id, source
 
 
+def _expect_validated_timings(pool: Pool, envs: Sequence[str]) -> None:
+    """Give the pool's watchdog each registered program's validated timings (its manifest's).
+
+    Without them the watchdog holds a program to the validation's whole step budget; with
+    them, to a multiple of the slowest call validation timed (``spadegym.sandbox.watchdog``).
+    """
+    watchdog = getattr(pool, "watchdog", None)
+    if watchdog is None:
+        return
+    from gymnasium.envs.registration import registry
+
+    from spadegym.registry.entry import load_program
+    from spadegym.registry.ids import gym_id
+    from spadegym.sandbox.handle import program_digest
+
+    for item in dict.fromkeys(e for e in envs if "\n" not in e):
+        spec = registry.get(item if "/" in item else gym_id(item))
+        if spec is None or "folder" not in spec.kwargs:
+            continue
+        source, manifest = load_program(spec.kwargs["folder"])
+        slowest = manifest.validation.properties.get("step_ms_max")
+        watchdog.expect(program_digest(source), slowest if type(slowest) is float else None)
+
+
 @dataclass
 class _Slot:
     label: str
@@ -113,6 +137,7 @@ class EnvBatch:
         self._own_pool = pool is None
         size = num_workers or min(len(resolved), os.cpu_count() or 1)
         self.pool: Pool = pool if pool is not None else SandboxPool(size, sandbox)
+        _expect_validated_timings(self.pool, envs)
         self.ids = [label for label, _ in resolved]
         self._slots: list[_Slot] = []
         try:

@@ -255,3 +255,15 @@ def test_timing_alone_catches_a_slowdown_between_probes():
         assert "reset(seed=" in str(errors[0]) and "episodes of probe.py in its worker" in str(
             errors[0]
         )
+
+
+def test_a_batch_of_registered_programs_takes_their_validated_timings():
+    import spadegym  # noqa: F401  (registers the shipped library)
+    from spadegym.registry import Registry, shipped_root
+
+    env = Registry(shipped_root()).get("spade/NumberPick-v0")
+    slowest = env.manifest.validation.properties["step_ms_max"]
+    with EnvBatch(["spade/NumberPick-v0"], seed=0) as batch:
+        budget, why = batch.pool.watchdog._expected[program_digest(env.source())]
+    assert f"{slowest:g} ms" in why
+    assert budget == min(0.5, max(0.05, 50 * slowest / 1000))
