@@ -131,6 +131,11 @@ class TrainConfig:
     hint_max_new_tokens: int = 200
     """Tokens the hinter may write."""
 
+    hint_temperature: float = 0.3
+    """Sampling temperature of the hinter (SPADE samples hints at 0.3: a hint should be the
+    model's considered reading of the game, not an exploration sample). Hints are never
+    trained on, so their log-probs need not match any learner's."""
+
     generation_batch_size: int = 64
     """Prompts per ``generate`` call of the Hugging Face engine."""
 
@@ -278,6 +283,15 @@ class TrainConfig:
     """``regret``, ``spade_blend`` (the SPADE 30B recipe), ``spice_variance`` or
     ``learnability``."""
 
+    chance_adjusted_rewards: bool = True
+    """Compute every designer reward on chance-adjusted win rates, ``(win - floor) / (1 -
+    floor)``, with each environment's chance floor (the best cheap shortcut solver's mean
+    outcome, measured by validation; ``spadegym_train.rewards`` says how each reward reads it).
+    On by default because on raw rates a pure-luck game earns most of every reward but regret
+    (three cups, nothing observable, two tries: every policy scores 0.5, worth 0.6 of the
+    maximum ``spade_blend``); adjusted, it earns nothing. Off: the papers' formulas on raw
+    rates. Environments without a measured floor (two-player games) are read as they are."""
+
     invalid_reward: float = 0.0
     """Designer reward of a program that fails validation or repeats a stored one: 0, as in
     SPADE (a negative value mostly teaches validity)."""
@@ -409,6 +423,10 @@ class TrainConfig:
             raise ConfigError(
                 f"temperature={self.temperature} must be positive; greedy "
                 "decoding gives no exploration to learn from."
+            )
+        if not 0.0 < self.hint_temperature:
+            raise ConfigError(
+                f"hint_temperature={self.hint_temperature} must be positive (SPADE: 0.3)."
             )
         if not 0.0 <= self.eval_fraction < 1.0:
             raise ConfigError(f"eval_fraction={self.eval_fraction} must lie in [0, 1).")

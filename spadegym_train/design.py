@@ -11,7 +11,8 @@ Prompts are the designer's own (``spadegym.designer.prompts.design_messages``, w
 skill with their code, a negative, the document's neighbours), exactly those of
 ``spadegym generate``. Candidates are validated by a ``Validator``; accepted ones are
 registered in the run's registry and stored in its memory. Recorded replies (the scripted
-designer) join the first attempt as extra slots of their own, never retried.
+designer) join the first attempt as extra slots of their own, never retried; they enter the
+pool as environments but are never trained on (the model did not write them).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Candidate:
     Attributes:
         skill: the skill its prompt asked for (designer advantages are centred per skill).
         prompt_ids: the prompt's tokens.
-        response_ids: the reply's tokens (a recorded reply is cut to the designer's budget).
+        response_ids: the reply's tokens (none for a recorded reply: never trained on).
         text: the reply.
         slot: the designer slot it fills (attempts of one slot share it).
         attempt: 1 for the first attempt, 2 and 3 for retries.
@@ -58,8 +59,12 @@ class Candidate:
             the window's end).
         engine_logprobs: the generation engine's log-probs of the reply.
         plain: win rates of its plain plays in the window (two-player results mapped).
-        hint: win rates of its hint plays.
+        hint: win rates of its hint plays whose hint survived the checks.
+        matched: win rates of the plain plays of the same iterations and seeds as ``hint``, in
+            the same order (regret compares these two, so a solver that improves over the
+            window does not lower it).
         failed: whether it failed in play (step error or timeout).
+        floor: its chance floor from validation (``None``: not measured, or two players).
     """
 
     skill: str
@@ -78,7 +83,9 @@ class Candidate:
     engine_logprobs: list[float] | None = None
     plain: list[float] = field(default_factory=list)
     hint: list[float] = field(default_factory=list)
+    matched: list[float] = field(default_factory=list)
     failed: bool = False
+    floor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -211,13 +218,12 @@ def write_candidates(
         for j in range(config.scripted_per_regen):
             text = recorded[(regeneration * config.scripted_per_regen + j) % len(recorded)]
             slot, ids, difficulty, shown = prompts[j % len(prompts)]
-            tokens = tokenizer(text, add_special_tokens=False)["input_ids"]
-            tokens = (tokens + [tokenizer.eos_token_id])[: config.designer_max_new_tokens]
+            # No tokens: the model never sampled this text, so it is never a designer sample.
             candidates.append(
                 Candidate(
                     slot.skill,
                     ids,
-                    tokens,
+                    [],
                     text,
                     slot=extra + j,
                     difficulty=difficulty,
@@ -398,6 +404,7 @@ def _admit(
     }
     candidate.env_key = register(registry_root, report.program, report, provenance)
     candidate.valid = True
+    candidate.floor = report_floor(report)
     if memory is not None:
         memory.add(
             candidate.env_key,
@@ -408,6 +415,15 @@ def _admit(
             embedding=novelty.embedding if novelty is not None else None,  # embedded once
         )
     return [(candidate, report)]
+
+
+def report_floor(report: Any) -> float | None:
+    """The chance floor a validation report measured (``None``: not measured, two players)."""
+    properties = getattr(report, "properties", None)
+    value = getattr(properties, "floor", None)
+    if (getattr(properties, "num_players", None) or 1) != 1 or value is None:
+        return None
+    return float(value)
 
 
 def pool_entry(candidate: Candidate, report: Any, index: int) -> PoolEnv:
@@ -421,4 +437,5 @@ def pool_entry(candidate: Candidate, report: Any, index: int) -> PoolEnv:
         properties.max_turns,
         has_hint=properties.hint is not None,
         candidate=index,
+        floor=report_floor(report),
     )

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from spadegym.contract import chance_adjusted
 from spadegym.play import EpisodeSpec, play_episodes
 from spadegym.quiet import quiet_model_loading
 from spadegym.registry import use_home
@@ -65,7 +66,7 @@ from spadegym_train.library import LibraryEnv, PoolEnv, describe, select_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
 from spadegym_train.metrics import MetricsLogger, Stopwatch, truncate_jsonl
 from spadegym_train.model import load_policy
-from spadegym_train.rewards import designer_reward, mean, regret, solve_rate
+from spadegym_train.rewards import adjusted_rate, designer_reward, mean, regret, solve_rate
 
 EVAL_SEEDS = 2**30
 """Training plays draw seeds below this and evaluations at or above it, so ``eval_split=seeds``
@@ -96,14 +97,23 @@ def _sum_into(metrics: dict[str, float], more: dict[str, float]) -> None:
         metrics[key] = metrics.get(key, 0.0) + value
 
 
-def _designer_metrics(scored: list[Candidate], rewards: list[float]) -> dict[str, float]:
-    played = [c for c in scored if c.valid]
+def _designer_metrics(
+    scored: list[Candidate], rewards: list[float], pooled: list[Candidate]
+) -> dict[str, float]:
+    """``designer/`` metrics: rewards of the trained candidates, rates of every pooled one."""
+    played = [c for c in pooled if c.valid]
     metrics = {
         "designer/reward": mean(rewards),
         "designer/candidates": float(len(scored)),
         "designer/valid_rate": mean([1.0 if c.valid else 0.0 for c in scored]),
-        "designer/regret": mean([regret(c.plain, c.hint) for c in played]),
+        "designer/regret": mean([regret(c.matched, c.hint) for c in played]),
+        "designer/regret_adjusted": mean(
+            [regret(c.matched, c.hint, floor=c.floor, adjusted=True) for c in played]
+        ),
         "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
+        "designer/solver_win_rate_adjusted": mean(
+            [adjusted_rate(c.plain, c.floor) for c in played]
+        ),
         "designer/failed_envs": float(sum(c.failed for c in played)),
     }
     for skill in sorted({c.skill for c in scored}):
@@ -111,6 +121,24 @@ def _designer_metrics(scored: list[Candidate], rewards: list[float]) -> dict[str
         metrics[f"designer/reward_mean/{skill}"] = mean(values)
         metrics[f"designer/reward_std/{skill}"] = float(np.std(values))
     return metrics
+
+
+def matched_plain(plain: list[Any], hinted: list[Any]) -> list[float]:
+    """For each hint play, the win rate of the plain play of the same iteration and seed.
+
+    ``plain`` and ``hinted`` are one environment's plays of one iteration; hint plays whose
+    hint was dropped are not in ``hinted``. A hint play whose plain twin is missing is matched
+    by nothing and must be left out by the caller (``paired_plays``).
+    """
+    by_seed = {e.spec.seed: e.win_rate for e in plain}
+    return [by_seed[e.spec.seed] for e in hinted if e.spec.seed in by_seed]
+
+
+def paired_plays(plain: list[Any], hinted: list[Any]) -> tuple[list[float], list[float]]:
+    """``(hint rates, matched plain rates)`` of the hint plays that have a plain twin."""
+    seeds = {e.spec.seed for e in plain}
+    kept = [e for e in hinted if e.spec.seed in seeds]
+    return [e.win_rate for e in kept], matched_plain(plain, kept)
 
 
 class Run:
@@ -320,9 +348,10 @@ class Run:
             self.recorded,
             regeneration,
         )
-        drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in candidates]
+        written = [c for c in candidates if not c.scripted]  # recorded replies never train
+        drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in written]
         fill_old_logprobs(self.policy, drafts, config.micro_batch_size, config.temperature)
-        for candidate, draft in zip(candidates, drafts, strict=True):
+        for candidate, draft in zip(written, drafts, strict=True):
             candidate.old_logprobs = draft.old_logprobs
         return candidates
 
@@ -437,9 +466,11 @@ class Run:
         played = [e for e in episodes if not e.dropped]
         plain = [e for e in played if not e.spec.hint_play]
         hinted = [e for e in played if e.spec.hint_play]
+        floors = {env.key: env.floor for env in self.state.pool}
         for env in self.state.pool:
-            ours = [e.win_rate for e in plain if e.spec.env_key == env.key]
-            theirs = [e.win_rate for e in hinted if e.spec.env_key == env.key]
+            mine = [e for e in plain if e.spec.env_key == env.key]
+            ours = [e.win_rate for e in mine]
+            theirs, matched = paired_plays(mine, [e for e in hinted if e.spec.env_key == env.key])
             failed = any(e.error for e in played if e.spec.env_key == env.key)
             if self.memory is not None and (ours or theirs):
                 self.memory.record_plays(env.key, plain=ours, hint=theirs, step=it)
@@ -447,14 +478,23 @@ class Run:
                 candidate = self.state.candidates[env.candidate]
                 candidate.plain += ours
                 candidate.hint += theirs
+                candidate.matched += matched
                 candidate.failed = candidate.failed or failed
-        one_player = [e.outcome[0] for e in plain if e.num_players == 1]
+        one_player = [e for e in plain if e.num_players == 1]
+        one_hinted = [e for e in hinted if e.num_players == 1]
         metrics = {
             "solver/envs": float(len(self.state.pool)),
             "solver/episodes": float(len(played)),
-            "solver/win_rate": mean(one_player),
-            "solver/solve_rate": solve_rate(one_player),
-            "solver/hint_win_rate": mean([e.outcome[0] for e in hinted if e.num_players == 1]),
+            "solver/win_rate": mean([e.outcome[0] for e in one_player]),
+            # Against each environment's chance floor: 0 is what a shortcut earns.
+            "solver/win_rate_adjusted": mean(
+                [chance_adjusted(e.outcome[0], floors.get(e.spec.env_key)) for e in one_player]
+            ),
+            "solver/hint_win_rate_adjusted": mean(
+                [chance_adjusted(e.outcome[0], floors.get(e.spec.env_key)) for e in one_hinted]
+            ),
+            "solver/solve_rate": solve_rate([e.outcome[0] for e in one_player]),
+            "solver/hint_win_rate": mean([e.outcome[0] for e in one_hinted]),
             "solver/turns": mean([float(e.steps) for e in played]),
             "solver/env_errors": float(sum(e.error is not None for e in played)),
         }
@@ -494,34 +534,48 @@ class Run:
         ``trajectories``: the solver episodes trained this iteration (the scale's numerator).
 
         Valid candidates never played (beyond the pool's size) are left out: they have no
-        reward.
+        reward. Recorded (scripted) programs, which the model never sampled, count in their
+        skill's baseline but are not samples: so a model whose designs all fail still gets a
+        gradient (its 0 against the recorded programs' rewards). Regret compares each hint
+        play with the plain play of its own iteration and seed.
         """
         config, state = self.config, self.state
         in_pool = {env.candidate for env in state.pool}
-        scored = [c for k, c in enumerate(state.candidates) if not c.valid or k in in_pool]
+        pooled = [c for k, c in enumerate(state.candidates) if k in in_pool]
+        # Recorded programs play in the pool and count in their skill's baseline, but the
+        # model never wrote them: they are not trained on.
+        rated = [c for k, c in enumerate(state.candidates) if not c.valid or k in in_pool]
         rewards = [
             designer_reward(
                 config.designer_reward,
                 c.plain,
                 c.hint,
+                matched=c.matched,
+                floor=c.floor,
+                adjusted=config.chance_adjusted_rewards,
                 valid=c.valid,
                 failed=c.failed,
                 invalid_reward=config.invalid_reward,
                 timeout_penalty=config.timeout_penalty,
             )
-            for c in scored
+            for c in rated
         ]
+        trained = [not c.scripted for c in rated]
+        scored = [c for c, t in zip(rated, trained, strict=True) if t]
         scale = 1.0
         if config.loss_aggregation == "token_mean":
             scale = designer_scale(
                 trajectories, len(scored), config.regen_interval, config.designer_scale_cap
             )
-        advantages = designer_advantages(rewards, [c.skill for c in scored], scale)
+        advantages = designer_advantages(rewards, [c.skill for c in rated], scale)
         samples = [
             Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs, c.engine_logprobs)
-            for c, a in zip(scored, advantages, strict=True)
+            for c, a, t in zip(rated, advantages, trained, strict=True)
+            if t
         ]
-        metrics = _designer_metrics(scored, rewards)
+        metrics = _designer_metrics(
+            scored, [r for r, t in zip(rewards, trained, strict=True) if t], pooled
+        )
         metrics["designer/advantage_scale"] = scale
         return samples, metrics
 
