@@ -39,6 +39,7 @@ from spadegym.quiet import quiet_model_loading
 from spadegym.registry import use_home
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
+from spadegym_train import footprint
 from spadegym_train.advantages import (
     RoleBaselines,
     designer_advantages,
@@ -65,7 +66,7 @@ from spadegym_train.hinter import make_hinter
 from spadegym_train.library import LibraryEnv, PoolEnv, describe, select_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
 from spadegym_train.metrics import MetricsLogger, Stopwatch, truncate_jsonl
-from spadegym_train.model import load_policy
+from spadegym_train.model import compute_dtype, load_policy
 from spadegym_train.rewards import adjusted_rate, designer_reward, mean, regret, solve_rate
 
 EVAL_SEEDS = 2**30
@@ -175,6 +176,9 @@ class Run:
         )
         with quiet_model_loading():
             self.policy = load_policy(config, workspace)
+        if config.console:  # what generation may take, beside the weights (footprint)
+            value_bytes = torch.finfo(compute_dtype(config, self.policy.device)).bits // 8
+            print(footprint.describe(config, self.policy.model.config, value_bytes), flush=True)
         self.optimizer = make_optimizer(config, self.policy.lora_parameters())
         self.state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
         if checkpoint is not None:

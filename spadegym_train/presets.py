@@ -4,7 +4,9 @@ Memory figures for the GPU presets are estimates from parameter counts (not meas
 project's machines): 4-bit NF4 weights take about 0.55 byte a parameter with double
 quantisation, embeddings stay in bfloat16, LoRA weights and their AdamW state take 16 bytes a
 parameter, and the largest activation is the float32 log-softmax over the vocabulary
-(151,936 entries for Qwen3) of one micro-batch.
+(151,936 entries for Qwen3) of one micro-batch. Generation's key/value cache comes on top
+(``spadegym_train.footprint``, printed at a run's start): at the longest prompts and replies
+it is the largest item with the HF engine.
 """
 
 from __future__ import annotations
@@ -140,7 +142,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "workspace": "runs/small-cpu",
     },
     # Qwen3-0.6B in 4-bit: about 0.7 GB of weights, 10 M LoRA parameters (0.2 GB with AdamW);
-    # peak about 8 GB at micro_batch_size 2 and 4k-token sequences: fits a 12 GB card.
+    # training peaks about 8 GB at micro_batch_size 2 and 4k-token sequences. Generation's
+    # cache (112 KiB a token) reaches 47 GB at the longest (96 solver prompts of 4,096 + 512
+    # tokens; designer 12 GB): a 12 GB card needs generation_batch_size 16 or less.
     "qwen3-0.6b-4bit": {
         "model": "Qwen/Qwen3-0.6B",
         "load_in_4bit": True,
@@ -161,7 +165,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "workspace": "runs/qwen3-0.6b",
     },
     # Qwen3-4B in 4-bit: about 2.9 GB of weights, 33 M LoRA parameters (0.5 GB with AdamW);
-    # peak about 20 GB at micro_batch_size 1 and 8k-token sequences: fits a 24 GB card.
+    # training peaks about 20 GB at micro_batch_size 1 and 8k-token sequences. Generation's
+    # cache (144 KiB a token) reaches 63 GB at the longest (64 solver prompts of 6,144 + 1,024
+    # tokens; designer 41 GB): an 80 GB card, or engine=vllm, or a smaller batch.
     "qwen3-4b-4bit": {
         "model": "Qwen/Qwen3-4B",
         "load_in_4bit": True,
