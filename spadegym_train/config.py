@@ -27,6 +27,7 @@ LOSS_AGGREGATIONS = ("token_mean", "role_mean")
 EVAL_SPLITS = ("envs", "seeds")
 DESIGNER_REWARDS = ("regret", "spade_blend", "spice_variance", "learnability")
 ENGINES = ("hf", "vllm")
+DESIGNER_PROMPTS = ("full", "short")
 OPTIMIZERS = ("adamw", "adamw_8bit", "paged_adamw_8bit")
 RANDOM_MODEL = "random"
 
@@ -162,6 +163,13 @@ class TrainConfig:
     """Difficulty (1..5) the design prompt asks for: one level (SPADE's 3, "medium"), a list
     drawn from in turn by slot, or ``"random"`` (uniform, from the run's sampler)."""
 
+    designer_prompt: str = "full"
+    """``"full"``: the design prompt of ``spadegym generate`` (the contract, a skeleton, memory
+    examples with their code, the document; about 2,200 tokens); ``"short"``: a few hundred
+    tokens (the skill, the start of the document, one short complete program to vary), for a
+    model whose context or attention cannot take the full one. A run checks at start that its
+    design prompts fit ``max_prompt_tokens`` and says so when they do not."""
+
     designer_examples: int = 2
     """Memory examples shown with their code in each design prompt, drawn at random (seeded,
     logged) from the ``designer_example_pool`` best of the same skill in the frontier band."""
@@ -228,10 +236,10 @@ class TrainConfig:
     """Grounding documents: a JSONL file (``text`` or ``orig_doc``) or a folder of text files;
     ``None`` uses the documents that ship with spadegym."""
 
-    scripted_designer: str | None = None
-    """A glob of recorded designer replies (e.g. ``examples/good/*.py``) added to the model's
-    candidates at each regeneration, so the spade path runs with a model that writes nothing
-    valid."""
+    scripted_designer: str | list[str] | None = None
+    """A glob (or a list of globs) of recorded designer replies (e.g. ``examples/good/*.py``)
+    added to the pool at each regeneration, so the spade path runs with a model that writes
+    nothing valid. They are never trained on; they count in their skill's reward baseline."""
 
     scripted_per_regen: int = 2
     """Recorded replies added per regeneration, taken in turn."""
@@ -377,6 +385,7 @@ class TrainConfig:
         _choice("eval_split", self.eval_split, EVAL_SPLITS)
         _choice("designer_reward", self.designer_reward, DESIGNER_REWARDS)
         _choice("engine", self.engine, ENGINES)
+        _choice("designer_prompt", self.designer_prompt, DESIGNER_PROMPTS)
         _choice("optimizer", self.optimizer, OPTIMIZERS)
         _choice("dtype", self.dtype, ("auto", "bfloat16", "float16", "float32"))
         for name in (

@@ -31,6 +31,7 @@ from spadegym.designer.prompts import design_messages
 from spadegym.errors import ConfigError
 from spadegym.extract import extract_program
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
+from spadegym_train.design_prompts import short_design_messages
 from spadegym_train.engines.base import encode_chat
 from spadegym_train.library import PoolEnv, register
 
@@ -112,21 +113,24 @@ def designer_difficulty(config: Any, rng: random.Random, slot: int) -> int:
     return int(choice)
 
 
-def recorded_replies(pattern: str | None) -> list[str]:
-    """The recorded designer replies a glob names, sorted by path.
+def recorded_replies(pattern: str | list[str] | None) -> list[str]:
+    """The recorded designer replies a glob (or a list of globs) names, sorted by path.
 
     Raises:
-        ConfigError: the glob names no file.
+        ConfigError: a glob names no file.
     """
     if not pattern:
         return []
-    paths = sorted(glob.glob(pattern))
-    if not paths:
-        raise ConfigError(
-            f"scripted_designer={pattern!r} names no file (relative globs are "
-            "read from the current folder); give a glob of recorded replies, "
-            "or scripted_designer=null to run without."
-        )
+    paths: list[str] = []
+    for one in [pattern] if isinstance(pattern, str) else pattern:
+        found = sorted(glob.glob(one))
+        if not found:
+            raise ConfigError(
+                f"scripted_designer={one!r} names no file (relative globs are "
+                "read from the current folder); give a glob of recorded replies, "
+                "or scripted_designer=null to run without."
+            )
+        paths += found
     return [Path(p).read_text(encoding="utf-8") for p in paths]
 
 
@@ -172,6 +176,15 @@ def write_candidates(
         skill = group[0].skill
         document = corpus.sample(rng).text
         difficulty = designer_difficulty(config, rng, group[0].index)
+        if config.designer_prompt == "short":
+            ids = encode_chat(
+                tokenizer,
+                short_design_messages(skill, document),
+                config.max_prompt_tokens,
+                config.chat_template_kwargs,
+            )
+            prompts += [(slot, ids, difficulty, {}) for slot in group]
+            continue
         context = draw_context(
             memory,
             skill,

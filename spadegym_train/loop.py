@@ -60,6 +60,7 @@ from spadegym_train.design import (
     validation_config,
     write_candidates,
 )
+from spadegym_train.design_prompts import prompt_budget_problem
 from spadegym_train.engines import make_engine
 from spadegym_train.episodes import engine_solver, open_episode_pool
 from spadegym_train.hinter import make_hinter
@@ -200,6 +201,9 @@ class Run:
             )
             resources.callback(self.memory.close)
         self.corpus = load_corpus(config.corpus) if self.spade else None
+        if self.spade and config.console:
+            problem = prompt_budget_problem(config, self.tokenizer, self.corpus)
+            print(f"warning: {problem}" if problem else "design prompts fit", flush=True)
         self.recorded = recorded_replies(config.scripted_designer)
         self.train_envs, eval_envs = select_library(config)
         self.baselines = RoleBaselines(config.rae_decay)
@@ -246,6 +250,7 @@ class Run:
             samples += designer
             metrics.update(designer_metrics)
         # 6. Update the LoRA weights, and let the engine see them.
+        self.say(f"update: {len(samples)} sample(s)")
         with watch("update"):
             metrics.update(update(self.policy, self.optimizer, samples, config))
             self.engine.sync(it + 1)
@@ -294,6 +299,7 @@ class Run:
             candidates = state.next_candidates or self.draft(
                 first_slots(config, state.regeneration), 1, state.regeneration
             )
+        self.say(f"validation: {len(candidates)} candidate(s)")
         with watch("validation"):
             if self.pending is not None:  # validated in the background meanwhile
                 reports = self.pending.result()
@@ -336,9 +342,15 @@ class Run:
         state.regeneration += 1
         return metrics
 
+    def say(self, text: str) -> None:
+        """A progress line for a long phase (``console``), so a slow machine shows life."""
+        if self.config.console:
+            print(f"[iteration {self.state.iteration}] {text}", flush=True)
+
     def draft(self, slots: list[Any], attempt: int, regeneration: int) -> list[Candidate]:
         """Write one attempt of ``slots``, with the learner's log-probs at generation time."""
         config = self.config
+        self.say(f"designer: writing {len(slots)} program(s), attempt {attempt}")
         candidates = write_candidates(
             config,
             self.engine,
@@ -422,6 +434,8 @@ class Run:
     def play(self, it: int, with_hints: bool, watch: Stopwatch) -> list[Any]:
         """Every pool environment's plays of this iteration."""
         specs = self.specs(self.state.pool, it, self.config.plays_per_env, with_hints)
+        hinted = sum(s.hint_play for s in specs)
+        self.say(f"solver: {len(specs)} episode(s), {hinted} hinted, {len(self.state.pool)} env(s)")
         clock: dict[str, float] = {}
         episodes = play_episodes(
             specs,
@@ -581,6 +595,10 @@ class Run:
             scored, [r for r, t in zip(rewards, trained, strict=True) if t], pooled
         )
         metrics["designer/advantage_scale"] = scale
+        metrics["designer/advantage_abs"] = mean(
+            [abs(a) for a, t in zip(advantages, trained, strict=True) if t]
+        )
+        metrics["designer/hint_pairs"] = float(sum(len(c.matched) for c in pooled))
         return samples, metrics
 
     # -- 8. evaluation -------------------------------------------------------------------------
