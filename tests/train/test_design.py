@@ -79,3 +79,23 @@ def test_the_short_example_is_a_valid_program():
     from spadegym_train.design_prompts import SHORT_EXAMPLE
 
     assert validate(SHORT_EXAMPLE).ok
+
+
+def test_library_floors_are_read_from_manifests_tolerantly(tmp_path):
+    import json
+
+    from spadegym_train.library import manifest_floor, read_library
+
+    folder = tmp_path / "Cups-v0"
+    folder.mkdir()
+    (folder / "env.py").write_text("# a program\n")
+    assert manifest_floor(folder) is None  # no manifest
+    (folder / "manifest.json").write_text("{not json")
+    assert manifest_floor(folder) is None
+    manifest = {"validation": {"ok": True, "properties": {"floor": 0.5}}}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert manifest_floor(folder) == 0.5
+    assert read_library(tmp_path)[0].floor == 0.5
+    manifest["validation"]["properties"]["floor"] = "high"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert manifest_floor(folder) is None
