@@ -213,6 +213,10 @@ PRESETS["small-cpu-spade"] = {
     **{k: v for k, v in PRESETS["small-cpu"].items() if k != "solver_difficulty"},
     "mode": "spade",
     "iterations": 2,
+    # One torch thread: on a shared 2-core machine two threads waited on each other (4 x 48
+    # design tokens: 23 s with one thread, 159 s with two), and the sandbox workers and
+    # validation need the other core anyway.
+    "torch_threads": 1,
     "designer_prompt": "short",
     "max_prompt_tokens": 640,
     "designer_max_new_tokens": 384,
