@@ -562,7 +562,11 @@ class Run:
         pooled = [c for k, c in enumerate(state.candidates) if k in in_pool]
         # Recorded programs play in the pool and count in their skill's baseline, but the
         # model never wrote them: they are not trained on.
-        rated = [c for k, c in enumerate(state.candidates) if not c.valid or k in in_pool]
+        rated = [
+            c
+            for k, c in enumerate(state.candidates)
+            if (not c.valid and not c.scripted) or k in in_pool
+        ]
         rewards = [
             designer_reward(
                 config.designer_reward,
