@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from spadegym import contract
 from spadegym.designer.context import draw_context
 from spadegym.designer.prompts import design_messages
-from spadegym.errors import ConfigError
+from spadegym.errors import ConfigError, ProgramError
 from spadegym.extract import extract_program
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
 from spadegym_train.design_prompts import short_design_messages
@@ -269,7 +269,10 @@ def find_copies(candidates: list[Candidate], memory: MemoryLike | None) -> dict[
     if memory is not None:
         for index, candidate in enumerate(candidates):
             code = extract_program(candidate.text).code
-            copy = memory.find_copy(code) if code is not None else None
+            try:
+                copy = memory.find_copy(code) if code is not None else None
+            except ProgramError:  # does not parse: validation refuses it, with the reason
+                copy = None
             if copy is not None:
                 copies[index] = copy
     return copies

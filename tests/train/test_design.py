@@ -99,3 +99,13 @@ def test_library_floors_are_read_from_manifests_tolerantly(tmp_path):
     manifest["validation"]["properties"]["floor"] = "high"
     (folder / "manifest.json").write_text(json.dumps(manifest))
     assert manifest_floor(folder) is None
+
+
+def test_a_design_that_does_not_parse_is_left_to_validation_not_a_crash(tmp_path):
+    from spadegym.memory import EnvironmentMemory, embedder_from_name
+    from spadegym_train.design import Candidate, find_copies
+
+    # What SmolLM2 wrote in a small-cpu-spade run: a code block that does not parse.
+    broken = Candidate("x", [], [], '```python\nclass A:\n    x = "unterminated\n```')
+    with EnvironmentMemory(tmp_path / "m", embedder_from_name("hashing-384")) as memory:
+        assert find_copies([broken], memory) == {}
