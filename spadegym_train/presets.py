@@ -208,7 +208,9 @@ PRESETS: dict[str, dict[str, Any]] = {
 # still get a gradient against it. Rewards on raw rates (chance_adjusted_rewards off): the
 # 135M solver plays below every game's chance floor, so adjusted rewards would all be 0 and
 # the designer would get no gradient; this preset exercises the loop, it is not expected to
-# improve the designer at this size.
+# improve the designer at this size. One iteration (model load included) took 8.5 minutes on
+# a shared 2-core machine at load 15 (tests/train/test_small_cpu.py, slow); two iterations
+# were not timed.
 PRESETS["small-cpu-spade"] = {
     **{k: v for k, v in PRESETS["small-cpu"].items() if k != "solver_difficulty"},
     "mode": "spade",
