@@ -6,20 +6,36 @@ hint helps the solver (regret) or by one of the other rewards of ``rewards``. Ru
 ``spadegym-train --preset tiny-cpu`` or ``python -m spadegym_train``; ``train(config)`` is the
 library entry point.
 
-What follows SPADE (shared/REFERENCE.md): hints come from a separate, untrained call (the
-frozen base model with the adapters disabled, or ``hint_llm``) that reads the program and the
-instance, never from the designer's own program (``hint_source=hinter``, the default in
-``spade`` mode); each designer slot gets up to 3 attempts on fresh documents; design prompts
-show two examples with their code drawn from the ten best of the skill with win rates in
-[0.15, 0.85] and one too-easy or too-hard negative; failed designs get 0; play failures -0.5;
-hint plays happen at regeneration iterations only; the designer asks for difficulty 3; two
-optimizer steps per rollout batch with truncated importance sampling against the engine's
-log-probs and the 0.2 / 0.28 clip; designer advantages centred per skill and scaled by
-``min(solver / designer trajectories * regen_interval, 50)`` under a token-level mean loss;
-two-player outcomes become win rates ``(r + 1) / 2`` for rewards and statistics; SPIRAL's
-role baselines for the seats of a two-player game.
+What follows SPADE (shared/REFERENCE.md): hints come from a separate call that reads the program
+and the instance, never from the designer's own program (``hint_source=hinter``, the default in
+``spade`` mode), sampled at ``hint_temperature`` (SPADE's 0.3); regret compares the hint plays
+with the plain plays of the same iteration and seeds; each designer slot gets up to 3 attempts
+on fresh documents; design prompts show two examples with their code drawn from the ten best of
+the skill with win rates in [0.15, 0.85] and one too-easy or too-hard negative; failed designs
+get 0; play failures -0.5; hint plays happen at regeneration iterations only; the designer asks
+for difficulty 3; two optimizer steps per rollout batch with truncated importance sampling
+against the engine's log-probs and the 0.2 / 0.28 clip; designer advantages centred per skill
+and scaled by ``min(solver / designer trajectories * regen_interval, 50)`` under a token-level
+mean loss; two-player outcomes become win rates ``(r + 1) / 2`` for rewards and statistics;
+SPIRAL's role baselines for the seats of a two-player game.
 
 Where this departs from the paper, on purpose:
+
+- Designer rewards are computed on chance-adjusted win rates, ``(win - floor) / (1 -
+  floor)``, with each environment's chance floor (the best cheap shortcut solver's score,
+  measured by validation, or recorded in a library manifest), and a rate or hint gain within
+  two standard errors of chance counts as chance (``chance_adjusted_rewards``, on by
+  default; ``rewards`` says how each reward reads it). SPADE rewards raw rates, on which a
+  pure-luck game (three cups, nothing observable: every policy scores 0.5) earns 0.6 of the
+  maximum ``spade_blend``. (The reward cannot be farmed with luck.)
+- The hinter is the frozen base model (adapters disabled) or ``hint_llm``; SPADE's hinter is
+  the trained policy itself. (A hinter the designer's training shapes could learn to help
+  its own programs' regret; a frozen one measures every program with the same reader.) It
+  reads the program without comments and without ``hint()`` (docstrings kept), and a hint
+  that a copying shortcut solver could follow to the answer is a leak
+  (``hinter``, ``hint_leaks``). (Text aimed at the hinter does not reach it.)
+- Recorded programs (``scripted_designer``) play in the pool and count in their skill's
+  reward baseline, but are never designer samples: the model did not write them.
 
 - Environments run in spadegym's sandbox and pass its validation battery and a novelty check
   against an embedding memory; SPADE exec's programs in-process after a smoke test and keeps a

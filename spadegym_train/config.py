@@ -27,6 +27,7 @@ LOSS_AGGREGATIONS = ("token_mean", "role_mean")
 EVAL_SPLITS = ("envs", "seeds")
 DESIGNER_REWARDS = ("regret", "spade_blend", "spice_variance", "learnability")
 ENGINES = ("hf", "vllm")
+DESIGNER_PROMPTS = ("full", "short")
 OPTIMIZERS = ("adamw", "adamw_8bit", "paged_adamw_8bit")
 RANDOM_MODEL = "random"
 
@@ -131,6 +132,11 @@ class TrainConfig:
     hint_max_new_tokens: int = 200
     """Tokens the hinter may write."""
 
+    hint_temperature: float = 0.3
+    """Sampling temperature of the hinter (SPADE samples hints at 0.3: a hint should be the
+    model's considered reading of the game, not an exploration sample). Hints are never
+    trained on, so their log-probs need not match any learner's."""
+
     generation_batch_size: int = 64
     """Prompts per ``generate`` call of the Hugging Face engine."""
 
@@ -156,6 +162,13 @@ class TrainConfig:
     designer_difficulty: int | list[int] | str = 3
     """Difficulty (1..5) the design prompt asks for: one level (SPADE's 3, "medium"), a list
     drawn from in turn by slot, or ``"random"`` (uniform, from the run's sampler)."""
+
+    designer_prompt: str = "full"
+    """``"full"``: the design prompt of ``spadegym generate`` (the contract, a skeleton, memory
+    examples with their code, the document; about 2,200 tokens); ``"short"``: a few hundred
+    tokens (the skill, the start of the document, one short complete program to vary), for a
+    model whose context or attention cannot take the full one. A run checks at start that its
+    design prompts fit ``max_prompt_tokens`` and says so when they do not."""
 
     designer_examples: int = 2
     """Memory examples shown with their code in each design prompt, drawn at random (seeded,
@@ -223,10 +236,10 @@ class TrainConfig:
     """Grounding documents: a JSONL file (``text`` or ``orig_doc``) or a folder of text files;
     ``None`` uses the documents that ship with spadegym."""
 
-    scripted_designer: str | None = None
-    """A glob of recorded designer replies (e.g. ``examples/good/*.py``) added to the model's
-    candidates at each regeneration, so the spade path runs with a model that writes nothing
-    valid."""
+    scripted_designer: str | list[str] | None = None
+    """A glob (or a list of globs) of recorded designer replies (e.g. ``examples/good/*.py``)
+    added to the pool at each regeneration, so the spade path runs with a model that writes
+    nothing valid. They are never trained on; they count in their skill's reward baseline."""
 
     scripted_per_regen: int = 2
     """Recorded replies added per regeneration, taken in turn."""
@@ -277,6 +290,15 @@ class TrainConfig:
     designer_reward: str = "spade_blend"
     """``regret``, ``spade_blend`` (the SPADE 30B recipe), ``spice_variance`` or
     ``learnability``."""
+
+    chance_adjusted_rewards: bool = True
+    """Compute every designer reward on chance-adjusted win rates, ``(win - floor) / (1 -
+    floor)``, with each environment's chance floor (the best cheap shortcut solver's mean
+    outcome, measured by validation; ``spadegym_train.rewards`` says how each reward reads it).
+    On by default because on raw rates a pure-luck game earns most of every reward but regret
+    (three cups, nothing observable, two tries: every policy scores 0.5, worth 0.6 of the
+    maximum ``spade_blend``); adjusted, it earns nothing. Off: the papers' formulas on raw
+    rates. Environments without a measured floor (two-player games) are read as they are."""
 
     invalid_reward: float = 0.0
     """Designer reward of a program that fails validation or repeats a stored one: 0, as in
@@ -363,6 +385,7 @@ class TrainConfig:
         _choice("eval_split", self.eval_split, EVAL_SPLITS)
         _choice("designer_reward", self.designer_reward, DESIGNER_REWARDS)
         _choice("engine", self.engine, ENGINES)
+        _choice("designer_prompt", self.designer_prompt, DESIGNER_PROMPTS)
         _choice("optimizer", self.optimizer, OPTIMIZERS)
         _choice("dtype", self.dtype, ("auto", "bfloat16", "float16", "float32"))
         for name in (
@@ -409,6 +432,10 @@ class TrainConfig:
             raise ConfigError(
                 f"temperature={self.temperature} must be positive; greedy "
                 "decoding gives no exploration to learn from."
+            )
+        if not 0.0 < self.hint_temperature:
+            raise ConfigError(
+                f"hint_temperature={self.hint_temperature} must be positive (SPADE: 0.3)."
             )
         if not 0.0 <= self.eval_fraction < 1.0:
             raise ConfigError(f"eval_fraction={self.eval_fraction} must lie in [0, 1).")

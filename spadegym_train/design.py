@@ -11,7 +11,8 @@ Prompts are the designer's own (``spadegym.designer.prompts.design_messages``, w
 skill with their code, a negative, the document's neighbours), exactly those of
 ``spadegym generate``. Candidates are validated by a ``Validator``; accepted ones are
 registered in the run's registry and stored in its memory. Recorded replies (the scripted
-designer) join the first attempt as extra slots of their own, never retried.
+designer) join the first attempt as extra slots of their own, never retried; they enter the
+pool as environments but are never trained on (the model did not write them).
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 from spadegym import contract
 from spadegym.designer.context import draw_context
 from spadegym.designer.prompts import design_messages
-from spadegym.errors import ConfigError
+from spadegym.errors import ConfigError, ProgramError
 from spadegym.extract import extract_program
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
+from spadegym_train.design_prompts import short_design_messages
 from spadegym_train.engines.base import encode_chat
 from spadegym_train.library import PoolEnv, register
 
@@ -44,7 +46,7 @@ class Candidate:
     Attributes:
         skill: the skill its prompt asked for (designer advantages are centred per skill).
         prompt_ids: the prompt's tokens.
-        response_ids: the reply's tokens (a recorded reply is cut to the designer's budget).
+        response_ids: the reply's tokens (none for a recorded reply: never trained on).
         text: the reply.
         slot: the designer slot it fills (attempts of one slot share it).
         attempt: 1 for the first attempt, 2 and 3 for retries.
@@ -58,9 +60,13 @@ class Candidate:
             the window's end).
         engine_logprobs: the generation engine's log-probs of the reply.
         plain: win rates of its plain plays in the window (two-player results mapped).
-        hint: win rates of its hint plays.
+        hint: win rates of its hint plays whose hint survived the checks.
+        matched: win rates of the plain plays of the same iterations and seeds as ``hint``, in
+            the same order (regret compares these two, so a solver that improves over the
+            window does not lower it).
         failed: whether it failed in play (step error, timeout, or quarantine by the
             sandbox's watchdog).
+        floor: its chance floor from validation (``None``: not measured, or two players).
     """
 
     skill: str
@@ -79,7 +85,9 @@ class Candidate:
     engine_logprobs: list[float] | None = None
     plain: list[float] = field(default_factory=list)
     hint: list[float] = field(default_factory=list)
+    matched: list[float] = field(default_factory=list)
     failed: bool = False
+    floor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -106,21 +114,24 @@ def designer_difficulty(config: Any, rng: random.Random, slot: int) -> int:
     return int(choice)
 
 
-def recorded_replies(pattern: str | None) -> list[str]:
-    """The recorded designer replies a glob names, sorted by path.
+def recorded_replies(pattern: str | list[str] | None) -> list[str]:
+    """The recorded designer replies a glob (or a list of globs) names, sorted by path.
 
     Raises:
-        ConfigError: the glob names no file.
+        ConfigError: a glob names no file.
     """
     if not pattern:
         return []
-    paths = sorted(glob.glob(pattern))
-    if not paths:
-        raise ConfigError(
-            f"scripted_designer={pattern!r} names no file (relative globs are "
-            "read from the current folder); give a glob of recorded replies, "
-            "or scripted_designer=null to run without."
-        )
+    paths: list[str] = []
+    for one in [pattern] if isinstance(pattern, str) else pattern:
+        found = sorted(glob.glob(one))
+        if not found:
+            raise ConfigError(
+                f"scripted_designer={one!r} names no file (relative globs are "
+                "read from the current folder); give a glob of recorded replies, "
+                "or scripted_designer=null to run without."
+            )
+        paths += found
     return [Path(p).read_text(encoding="utf-8") for p in paths]
 
 
@@ -166,6 +177,15 @@ def write_candidates(
         skill = group[0].skill
         document = corpus.sample(rng).text
         difficulty = designer_difficulty(config, rng, group[0].index)
+        if config.designer_prompt == "short":
+            ids = encode_chat(
+                tokenizer,
+                short_design_messages(skill, document),
+                config.max_prompt_tokens,
+                config.chat_template_kwargs,
+            )
+            prompts += [(slot, ids, difficulty, {}) for slot in group]
+            continue
         context = draw_context(
             memory,
             skill,
@@ -212,13 +232,12 @@ def write_candidates(
         for j in range(config.scripted_per_regen):
             text = recorded[(regeneration * config.scripted_per_regen + j) % len(recorded)]
             slot, ids, difficulty, shown = prompts[j % len(prompts)]
-            tokens = tokenizer(text, add_special_tokens=False)["input_ids"]
-            tokens = (tokens + [tokenizer.eos_token_id])[: config.designer_max_new_tokens]
+            # No tokens: the model never sampled this text, so it is never a designer sample.
             candidates.append(
                 Candidate(
                     slot.skill,
                     ids,
-                    tokens,
+                    [],
                     text,
                     slot=extra + j,
                     difficulty=difficulty,
@@ -251,7 +270,10 @@ def find_copies(candidates: list[Candidate], memory: MemoryLike | None) -> dict[
     if memory is not None:
         for index, candidate in enumerate(candidates):
             code = extract_program(candidate.text).code
-            copy = memory.find_copy(code) if code is not None else None
+            try:
+                copy = memory.find_copy(code) if code is not None else None
+            except ProgramError:  # does not parse: validation refuses it, with the reason
+                copy = None
             if copy is not None:
                 copies[index] = copy
     return copies
@@ -399,6 +421,7 @@ def _admit(
     }
     candidate.env_key = register(registry_root, report.program, report, provenance)
     candidate.valid = True
+    candidate.floor = report_floor(report)
     if memory is not None:
         memory.add(
             candidate.env_key,
@@ -409,6 +432,15 @@ def _admit(
             embedding=novelty.embedding if novelty is not None else None,  # embedded once
         )
     return [(candidate, report)]
+
+
+def report_floor(report: Any) -> float | None:
+    """The chance floor a validation report measured (``None``: not measured, two players)."""
+    properties = getattr(report, "properties", None)
+    value = getattr(properties, "floor", None)
+    if (getattr(properties, "num_players", None) or 1) != 1 or value is None:
+        return None
+    return float(value)
 
 
 def pool_entry(candidate: Candidate, report: Any, index: int) -> PoolEnv:
@@ -422,4 +454,5 @@ def pool_entry(candidate: Candidate, report: Any, index: int) -> PoolEnv:
         properties.max_turns,
         has_hint=properties.hint is not None,
         candidate=index,
+        floor=report_floor(report),
     )

@@ -6,14 +6,28 @@ and the leak check would have to catch every spelling of it. SPADE therefore has
 read the game's source in a separate call and write the hint; here that call also sees the
 instance's first observation, and by default it is the frozen base model (the run's model with
 its LoRA adapters disabled, so training never shapes it), or any ``spadegym.llm`` backend
-(``hint_llm``). Each hint is checked as a program's ``hint()`` is (length, sentences, no talk
-of the code) and against the instance's own solution (no leak); a rejected hint means no hint
-play for that instance. The counts feed the ``designer/hint*`` metrics.
+(``hint_llm``), sampled at ``hint_temperature``.
+
+What the hinter reads is the program as the interpreter sees it, less two channels the
+designer could use to speak to it (``hinter_view``): comments are gone (the program is parsed
+and written back, so a ``# NOTE TO THE HINT WRITER`` never reaches the prompt, while a ``#``
+inside a string stays string text), and so is the program's own ``hint()``, however it is
+defined (a method, decorated or not, an assignment, a lambda, a name bound to another
+function, ``setattr``). Docstrings stay: they describe the game.
+
+Each hint is checked as a program's ``hint()`` is (length, sentences, no talk of the code,
+the answer however spelled: ``spadegym.validation.leak``) and by behaviour
+(``hint_leaks.behavioural_leak``: a copying shortcut solver that wins with the hint and not
+without it); a rejected hint means no hint play for that instance. The counts feed the
+``designer/hint*`` metrics.
 """
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures
+import io
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +37,10 @@ from spadegym.designer.prompts import hint_messages
 from spadegym.llm.base import ChatLLM, LLMError, Message
 from spadegym.play import HintRequest
 from spadegym_train.engines.base import BASE_ROLE, encode_chat
+from spadegym_train.hint_leaks import behavioural_leak
+
+HINT_NAME = "hint"
+"""The contract's hint method, which the hinter never reads."""
 
 Writer = Callable[[Sequence[list[Message]]], list[str]]
 """Answers hint requests (chat messages) with one reply each."""
@@ -49,6 +67,97 @@ class HintCounts:
         return metrics
 
 
+def _binds_hint(target: ast.expr) -> bool:
+    """Whether an assignment target binds ``hint`` (a name, an attribute, a key, unpacked)."""
+    if isinstance(target, ast.Name):
+        return target.id == HINT_NAME
+    if isinstance(target, ast.Attribute):
+        return target.attr == HINT_NAME
+    if isinstance(target, ast.Subscript):
+        key = target.slice
+        return isinstance(key, ast.Constant) and key.value == HINT_NAME
+    if isinstance(target, ast.Tuple | ast.List):
+        return any(_binds_hint(t) for t in target.elts)
+    if isinstance(target, ast.Starred):
+        return _binds_hint(target.value)
+    return False
+
+
+def _hint_statement(node: ast.stmt, aliases: set[str]) -> bool:
+    """Whether a statement defines ``hint`` (or a function a ``hint = name`` binds)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name == HINT_NAME or node.name in aliases
+    if isinstance(node, ast.Assign):
+        return any(_binds_hint(t) for t in node.targets)
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return _binds_hint(node.target)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value  # setattr(cls, "hint", ...)
+        return (
+            isinstance(call.func, ast.Name)
+            and call.func.id == "setattr"
+            and len(call.args) >= 2
+            and isinstance(call.args[1], ast.Constant)
+            and call.args[1].value == HINT_NAME
+        )
+    return False
+
+
+class _DropHint(ast.NodeTransformer):
+    """Removes every statement that defines ``hint``, in any body, at any depth."""
+
+    def __init__(self, aliases: set[str]):
+        self.aliases = aliases
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                kept = [s for s in body if not _hint_statement(s, self.aliases)]
+                if not kept and name == "body":
+                    kept = [ast.Pass()]
+                setattr(node, name, kept)
+        return super().generic_visit(node)
+
+
+def _hint_aliases(tree: ast.AST) -> set[str]:
+    """Names of functions bound to ``hint`` by assignment (``hint = _h``): hidden too."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(_binds_hint(t) for t in node.targets):
+            names |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    return names - {HINT_NAME}
+
+
+def _without_comments(source: str) -> str:
+    """The source with its comment tokens removed (for text that does not parse)."""
+    try:
+        kept = [
+            t
+            for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type != tokenize.COMMENT
+        ]
+        return tokenize.untokenize(kept)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return "\n".join(line for line in source.splitlines() if "#" not in line)
+
+
+def hinter_view(source: str) -> str:
+    """The program as the hinter reads it: no comments, no ``hint()``, docstrings kept.
+
+    The program is parsed and written back (``ast.unparse``), so comments cannot survive in
+    any form, and string literals (docstrings included) stay exactly what they were.
+    A program that does not parse (never a validated one) loses its comments and every
+    line with a ``#``.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return _without_comments(source)
+    tree = _DropHint(_hint_aliases(tree)).visit(tree)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
 class Hinter:
     """Writes one checked hint per instance (``None`` where no hint passes the checks).
 
@@ -64,22 +173,39 @@ class Hinter:
         """Hints for the requests, in order (the ``spadegym.play`` hinter interface)."""
         if not requests:
             return []
-        replies = self.write([hint_messages(r.source, r.first_observation) for r in requests])
+        views: dict[str, str] = {}  # one parse per program, not per instance
+        for request in requests:
+            if request.source not in views:
+                views[request.source] = hinter_view(request.source)
+        replies = self.write(
+            [hint_messages(views[r.source], r.first_observation) for r in requests]
+        )
         hints: list[str | None] = []
         for request, reply in zip(requests, replies, strict=True):
             hint = clean_hint(reply)
-            solutions = [request.solution] if request.solution else []
-            problem = hint_problem(hint, solutions)
             self.counts.asked += 1
-            if problem is None:
+            if hint_problem(hint, []) is not None:  # too long, code talk, empty
+                self.counts.rejected += 1
+                hints.append(None)
+            elif leak_problem(hint, request) is not None:
+                self.counts.rejected += 1
+                self.counts.leaks += 1
+                hints.append(None)
+            else:
                 self.counts.kept += 1
                 hints.append(hint)
-                continue
-            self.counts.rejected += 1
-            if hint_problem(hint, []) is None:  # fine on its own: it failed on the solution
-                self.counts.leaks += 1
-            hints.append(None)
         return hints
+
+
+def leak_problem(hint: str, request: HintRequest) -> str | None:
+    """How ``hint`` gives away the instance's answer (spelled or by behaviour), or ``None``."""
+    if not request.solution:
+        return None
+    spelled = hint_problem(hint, [request.solution])
+    if spelled is not None:
+        return spelled
+    pointed = behavioural_leak(hint, request.first_observation, request.solution)
+    return f"the hint lets a shortcut win: {pointed}" if pointed else None
 
 
 def model_writer(engine: Any, tokenizer: Any, config: Any) -> Writer:
@@ -90,7 +216,9 @@ def model_writer(engine: Any, tokenizer: Any, config: Any) -> Writer:
             encode_chat(tokenizer, messages, config.max_prompt_tokens, config.chat_template_kwargs)
             for messages in requests
         ]
-        replies = engine.generate(prompts, BASE_ROLE, config.hint_max_new_tokens)
+        replies = engine.generate(
+            prompts, BASE_ROLE, config.hint_max_new_tokens, config.hint_temperature
+        )
         return [reply.text for reply in replies]
 
     return write

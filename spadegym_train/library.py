@@ -31,6 +31,9 @@ class PoolEnv:
         max_turns: the program's limit.
         has_hint: whether the program defines ``hint()``.
         candidate: index of the designer candidate that wrote it (spade mode).
+        floor: its chance floor (``spadegym.validation.floor``): from its validation report
+            for a designed program, from its manifest for a library one; ``None`` when not
+            measured (and for two-player games).
     """
 
     key: str
@@ -40,14 +43,34 @@ class PoolEnv:
     max_turns: int
     has_hint: bool = False
     candidate: int | None = None
+    floor: float | None = None
 
 
 @dataclass(frozen=True)
 class LibraryEnv:
-    """A registry environment: its id and program."""
+    """A registry environment: its id, program and chance floor (``None``: not recorded)."""
 
     env_id: str
     source: str
+    floor: float | None = None
+
+
+def manifest_floor(folder: Path) -> float | None:
+    """The chance floor a registry folder's ``manifest.json`` records, or ``None``.
+
+    Read tolerantly: manifests written before floors were measured, or unreadable ones, have
+    none (rates are then read as they are).
+    """
+    import json
+
+    try:
+        data = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        value = data["validation"]["properties"].get("floor")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0.0 <= value <= 1.0 else None
 
 
 def read_library(root: str | Path | None) -> list[LibraryEnv]:
@@ -59,7 +82,13 @@ def read_library(root: str | Path | None) -> list[LibraryEnv]:
         return []
     found = []
     for program in sorted(root.glob("*/env.py")):
-        found.append(LibraryEnv(program.parent.name, program.read_text(encoding="utf-8")))
+        found.append(
+            LibraryEnv(
+                program.parent.name,
+                program.read_text(encoding="utf-8"),
+                manifest_floor(program.parent),
+            )
+        )
     return found
 
 
@@ -125,6 +154,7 @@ def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
                 info.num_players or 1,
                 info.max_turns or 1,
                 has_hint=info.has_hint,
+                floor=env.floor if (info.num_players or 1) == 1 else None,
             )
         )
     return pool

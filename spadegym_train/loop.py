@@ -35,12 +35,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from spadegym.contract import chance_adjusted
 from spadegym.play import EpisodeSpec, play_episodes
 from spadegym.quiet import quiet_model_loading
 from spadegym.registry import use_home
 from spadegym.sandbox.watchdog import expect_report
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
+from spadegym_train import footprint
 from spadegym_train.advantages import (
     RoleBaselines,
     designer_advantages,
@@ -61,14 +63,15 @@ from spadegym_train.design import (
     validation_config,
     write_candidates,
 )
+from spadegym_train.design_prompts import prompt_budget_problem
 from spadegym_train.engines import make_engine
 from spadegym_train.episodes import engine_solver, open_episode_pool
 from spadegym_train.hinter import make_hinter
 from spadegym_train.library import LibraryEnv, PoolEnv, describe, select_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
 from spadegym_train.metrics import MetricsLogger, Stopwatch, truncate_jsonl
-from spadegym_train.model import load_policy
-from spadegym_train.rewards import designer_reward, mean, regret, solve_rate
+from spadegym_train.model import compute_dtype, load_policy
+from spadegym_train.rewards import adjusted_rate, designer_reward, mean, regret, solve_rate
 
 EVAL_SEEDS = 2**30
 """Training plays draw seeds below this and evaluations at or above it, so ``eval_split=seeds``
@@ -99,14 +102,23 @@ def _sum_into(metrics: dict[str, float], more: dict[str, float]) -> None:
         metrics[key] = metrics.get(key, 0.0) + value
 
 
-def _designer_metrics(scored: list[Candidate], rewards: list[float]) -> dict[str, float]:
-    played = [c for c in scored if c.valid]
+def _designer_metrics(
+    scored: list[Candidate], rewards: list[float], pooled: list[Candidate]
+) -> dict[str, float]:
+    """``designer/`` metrics: rewards of the trained candidates, rates of every pooled one."""
+    played = [c for c in pooled if c.valid]
     metrics = {
         "designer/reward": mean(rewards),
         "designer/candidates": float(len(scored)),
         "designer/valid_rate": mean([1.0 if c.valid else 0.0 for c in scored]),
-        "designer/regret": mean([regret(c.plain, c.hint) for c in played]),
+        "designer/regret": mean([regret(c.matched, c.hint) for c in played]),
+        "designer/regret_adjusted": mean(
+            [regret(c.matched, c.hint, floor=c.floor, adjusted=True) for c in played]
+        ),
         "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
+        "designer/solver_win_rate_adjusted": mean(
+            [adjusted_rate(c.plain, c.floor) for c in played]
+        ),
         "designer/failed_envs": float(sum(c.failed for c in played)),
     }
     for skill in sorted({c.skill for c in scored}):
@@ -114,6 +126,24 @@ def _designer_metrics(scored: list[Candidate], rewards: list[float]) -> dict[str
         metrics[f"designer/reward_mean/{skill}"] = mean(values)
         metrics[f"designer/reward_std/{skill}"] = float(np.std(values))
     return metrics
+
+
+def matched_plain(plain: list[Any], hinted: list[Any]) -> list[float]:
+    """For each hint play, the win rate of the plain play of the same iteration and seed.
+
+    ``plain`` and ``hinted`` are one environment's plays of one iteration; hint plays whose
+    hint was dropped are not in ``hinted``. A hint play whose plain twin is missing is matched
+    by nothing and must be left out by the caller (``paired_plays``).
+    """
+    by_seed = {e.spec.seed: e.win_rate for e in plain}
+    return [by_seed[e.spec.seed] for e in hinted if e.spec.seed in by_seed]
+
+
+def paired_plays(plain: list[Any], hinted: list[Any]) -> tuple[list[float], list[float]]:
+    """``(hint rates, matched plain rates)`` of the hint plays that have a plain twin."""
+    seeds = {e.spec.seed for e in plain}
+    kept = [e for e in hinted if e.spec.seed in seeds]
+    return [e.win_rate for e in kept], matched_plain(plain, kept)
 
 
 class Run:
@@ -150,6 +180,9 @@ class Run:
         )
         with quiet_model_loading():
             self.policy = load_policy(config, workspace)
+        if config.console:  # what generation may take, beside the weights (footprint)
+            value_bytes = torch.finfo(compute_dtype(config, self.policy.device)).bits // 8
+            print(footprint.describe(config, self.policy.model.config, value_bytes), flush=True)
         self.optimizer = make_optimizer(config, self.policy.lora_parameters())
         self.state = ckpt.RunState(sampler=random.Random(config.seed).getstate())
         if checkpoint is not None:
@@ -171,6 +204,9 @@ class Run:
             )
             resources.callback(self.memory.close)
         self.corpus = load_corpus(config.corpus) if self.spade else None
+        if self.spade and config.console:
+            problem = prompt_budget_problem(config, self.tokenizer, self.corpus)
+            print(f"warning: {problem}" if problem else "design prompts fit", flush=True)
         self.recorded = recorded_replies(config.scripted_designer)
         self.train_envs, eval_envs = select_library(config)
         self.baselines = RoleBaselines(config.rae_decay)
@@ -217,6 +253,7 @@ class Run:
             samples += designer
             metrics.update(designer_metrics)
         # 6. Update the LoRA weights, and let the engine see them.
+        self.say(f"update: {len(samples)} sample(s)")
         with watch("update"):
             metrics.update(update(self.policy, self.optimizer, samples, config))
             self.engine.sync(it + 1)
@@ -265,6 +302,7 @@ class Run:
             candidates = state.next_candidates or self.draft(
                 first_slots(config, state.regeneration), 1, state.regeneration
             )
+        self.say(f"validation: {len(candidates)} candidate(s)")
         with watch("validation"):
             if self.pending is not None:  # validated in the background meanwhile
                 reports = self.pending.result()
@@ -310,9 +348,15 @@ class Run:
         state.regeneration += 1
         return metrics
 
+    def say(self, text: str) -> None:
+        """A progress line for a long phase (``console``), so a slow machine shows life."""
+        if self.config.console:
+            print(f"[iteration {self.state.iteration}] {text}", flush=True)
+
     def draft(self, slots: list[Any], attempt: int, regeneration: int) -> list[Candidate]:
         """Write one attempt of ``slots``, with the learner's log-probs at generation time."""
         config = self.config
+        self.say(f"designer: writing {len(slots)} program(s), attempt {attempt}")
         candidates = write_candidates(
             config,
             self.engine,
@@ -326,9 +370,10 @@ class Run:
             self.recorded,
             regeneration,
         )
-        drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in candidates]
+        written = [c for c in candidates if not c.scripted]  # recorded replies never train
+        drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in written]
         fill_old_logprobs(self.policy, drafts, config.micro_batch_size, config.temperature)
-        for candidate, draft in zip(candidates, drafts, strict=True):
+        for candidate, draft in zip(written, drafts, strict=True):
             candidate.old_logprobs = draft.old_logprobs
         return candidates
 
@@ -395,6 +440,8 @@ class Run:
     def play(self, it: int, with_hints: bool, watch: Stopwatch) -> list[Any]:
         """Every pool environment's plays of this iteration."""
         specs = self.specs(self.state.pool, it, self.config.plays_per_env, with_hints)
+        hinted = sum(s.hint_play for s in specs)
+        self.say(f"solver: {len(specs)} episode(s), {hinted} hinted, {len(self.state.pool)} env(s)")
         clock: dict[str, float] = {}
         episodes = play_episodes(
             specs,
@@ -444,9 +491,11 @@ class Run:
         plain = [e for e in played if not e.spec.hint_play]
         hinted = [e for e in played if e.spec.hint_play]
         quarantined = quarantined_keys(played)
+        floors = {env.key: env.floor for env in self.state.pool}
         for env in self.state.pool:
-            ours = [e.win_rate for e in plain if e.spec.env_key == env.key]
-            theirs = [e.win_rate for e in hinted if e.spec.env_key == env.key]
+            mine = [e for e in plain if e.spec.env_key == env.key]
+            ours = [e.win_rate for e in mine]
+            theirs, matched = paired_plays(mine, [e for e in hinted if e.spec.env_key == env.key])
             failed = any(e.error for e in played if e.spec.env_key == env.key)
             if self.memory is not None and (ours or theirs):
                 self.memory.record_plays(env.key, plain=ours, hint=theirs, step=it)
@@ -454,14 +503,23 @@ class Run:
                 candidate = self.state.candidates[env.candidate]
                 candidate.plain += ours
                 candidate.hint += theirs
+                candidate.matched += matched
                 candidate.failed = candidate.failed or failed
-        one_player = [e.outcome[0] for e in plain if e.num_players == 1]
+        one_player = [e for e in plain if e.num_players == 1]
+        one_hinted = [e for e in hinted if e.num_players == 1]
         metrics = {
             "solver/envs": float(len(self.state.pool)),
             "solver/episodes": float(len(played)),
-            "solver/win_rate": mean(one_player),
-            "solver/solve_rate": solve_rate(one_player),
-            "solver/hint_win_rate": mean([e.outcome[0] for e in hinted if e.num_players == 1]),
+            "solver/win_rate": mean([e.outcome[0] for e in one_player]),
+            # Against each environment's chance floor: 0 is what a shortcut earns.
+            "solver/win_rate_adjusted": mean(
+                [chance_adjusted(e.outcome[0], floors.get(e.spec.env_key)) for e in one_player]
+            ),
+            "solver/hint_win_rate_adjusted": mean(
+                [chance_adjusted(e.outcome[0], floors.get(e.spec.env_key)) for e in one_hinted]
+            ),
+            "solver/solve_rate": solve_rate([e.outcome[0] for e in one_player]),
+            "solver/hint_win_rate": mean([e.outcome[0] for e in one_hinted]),
             "solver/turns": mean([float(e.steps) for e in played]),
             "solver/env_errors": float(sum(e.error is not None for e in played)),
         }
@@ -506,36 +564,60 @@ class Run:
 
         Valid candidates never played (beyond the pool's size) are left out: they have no
         reward. One dropped from the pool after failing in play (quarantined) is scored.
+        Recorded (scripted) programs, which the model never sampled, count in their skill's
+        baseline but are not samples: so a model whose designs all fail still gets a gradient
+        (its 0 against the recorded programs' rewards). Regret compares each hint play with the
+        plain play of its own iteration and seed.
         """
         config, state = self.config, self.state
         in_pool = {env.candidate for env in state.pool}
-        scored = [
-            c for k, c in enumerate(state.candidates) if not c.valid or k in in_pool or c.failed
+        # What played this window: the pool, and programs dropped from it after failing.
+        pooled = [
+            c for k, c in enumerate(state.candidates) if k in in_pool or (c.valid and c.failed)
+        ]
+        # Recorded programs play in the pool and count in their skill's baseline, but the
+        # model never wrote them: they are not trained on.
+        rated = [
+            c
+            for k, c in enumerate(state.candidates)
+            if (not c.valid and not c.scripted) or k in in_pool or (c.valid and c.failed)
         ]
         rewards = [
             designer_reward(
                 config.designer_reward,
                 c.plain,
                 c.hint,
+                matched=c.matched,
+                floor=c.floor,
+                adjusted=config.chance_adjusted_rewards,
                 valid=c.valid,
                 failed=c.failed,
                 invalid_reward=config.invalid_reward,
                 timeout_penalty=config.timeout_penalty,
             )
-            for c in scored
+            for c in rated
         ]
+        trained = [not c.scripted for c in rated]
+        scored = [c for c, t in zip(rated, trained, strict=True) if t]
         scale = 1.0
         if config.loss_aggregation == "token_mean":
             scale = designer_scale(
                 trajectories, len(scored), config.regen_interval, config.designer_scale_cap
             )
-        advantages = designer_advantages(rewards, [c.skill for c in scored], scale)
+        advantages = designer_advantages(rewards, [c.skill for c in rated], scale)
         samples = [
             Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs, c.engine_logprobs)
-            for c, a in zip(scored, advantages, strict=True)
+            for c, a, t in zip(rated, advantages, trained, strict=True)
+            if t
         ]
-        metrics = _designer_metrics(scored, rewards)
+        metrics = _designer_metrics(
+            scored, [r for r, t in zip(rewards, trained, strict=True) if t], pooled
+        )
         metrics["designer/advantage_scale"] = scale
+        metrics["designer/advantage_abs"] = mean(
+            [abs(a) for a, t in zip(advantages, trained, strict=True) if t]
+        )
+        metrics["designer/hint_pairs"] = float(sum(len(c.matched) for c in pooled))
         return samples, metrics
 
     # -- 8. evaluation -------------------------------------------------------------------------

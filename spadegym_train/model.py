@@ -1,9 +1,10 @@
 """The policy: one base model (4-bit NF4 on request) with LoRA adapters, and its reference.
 
-One shared adapter serves the designer, the hint writer and the solver by default; with
-``separate_adapters`` the designer and the solver get one each (the hint writer uses the
-designer's). The reference policy of the optional KL term is the same model with its adapters
-disabled, so no second copy is held. LoRA is never merged into the base: merging into 4-bit
+One shared adapter serves the designer and the solver by default; with
+``separate_adapters`` they get one each. The hint writer uses no adapter: it is the base model
+with its adapters disabled (``engines.base.BASE_ROLE``), so training never shapes it
+(``hinter``). The reference policy of the optional KL term is that same adapter-free model, so
+no second copy is held. LoRA is never merged into the base: merging into 4-bit
 weights rounds the update away and the error accumulates over steps.
 """
 
@@ -63,12 +64,12 @@ class Policy:
     base_path: str
 
     def use(self, role: str) -> None:
-        """Activate the adapter of ``role`` (``designer``, ``hint`` or ``solver``)."""
+        """Activate the adapter of ``role`` (``designer`` or ``solver``)."""
         self.model.set_adapter(self.adapter_for(role))
 
     def adapter_for(self, role: str) -> str:
-        """The adapter name that serves ``role``; the hint writer shares the designer's."""
-        return self.adapters["designer" if role == "hint" else role]
+        """The adapter name that serves ``role`` (the hint writer has none: ``reference``)."""
+        return self.adapters[role]
 
     @contextlib.contextmanager
     def reference(self) -> Iterator[None]:

@@ -4,11 +4,14 @@ Memory figures for the GPU presets are estimates from parameter counts (not meas
 project's machines): 4-bit NF4 weights take about 0.55 byte a parameter with double
 quantisation, embeddings stay in bfloat16, LoRA weights and their AdamW state take 16 bytes a
 parameter, and the largest activation is the float32 log-softmax over the vocabulary
-(151,936 entries for Qwen3) of one micro-batch.
+(151,936 entries for Qwen3) of one micro-batch. Generation's key/value cache comes on top
+(``spadegym_train.footprint``, printed at a run's start): at the longest prompts and replies
+it is the largest item with the HF engine.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from spadegym.errors import ConfigError
@@ -19,6 +22,14 @@ def _example_programs() -> str:
     """A glob of the good example programs that ship with spadegym."""
     examples = shipped_examples()
     return str(examples / "good" / "*.py") if examples else "examples/good/*.py"
+
+
+def _library_programs(env_ids: list[str]) -> list[str]:
+    """The shipped library's programs of ``env_ids``, as paths (globs of one file each)."""
+    from spadegym.registry.roots import shipped_root
+
+    root = shipped_root()
+    return [str((root or Path("registry")) / env_id / "env.py") for env_id in env_ids]
 
 
 TINY_MODEL = {
@@ -140,7 +151,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "workspace": "runs/small-cpu",
     },
     # Qwen3-0.6B in 4-bit: about 0.7 GB of weights, 10 M LoRA parameters (0.2 GB with AdamW);
-    # peak about 8 GB at micro_batch_size 2 and 4k-token sequences: fits a 12 GB card.
+    # training peaks about 8 GB at micro_batch_size 2 and 4k-token sequences. Generation's
+    # cache (112 KiB a token) reaches 47 GB at the longest (96 solver prompts of 4,096 + 512
+    # tokens; designer 12 GB): a 12 GB card needs generation_batch_size 16 or less.
     "qwen3-0.6b-4bit": {
         "model": "Qwen/Qwen3-0.6B",
         "load_in_4bit": True,
@@ -161,7 +174,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "workspace": "runs/qwen3-0.6b",
     },
     # Qwen3-4B in 4-bit: about 2.9 GB of weights, 33 M LoRA parameters (0.5 GB with AdamW);
-    # peak about 20 GB at micro_batch_size 1 and 8k-token sequences: fits a 24 GB card.
+    # training peaks about 20 GB at micro_batch_size 1 and 8k-token sequences. Generation's
+    # cache (144 KiB a token) reaches 63 GB at the longest (64 solver prompts of 6,144 + 1,024
+    # tokens; designer 41 GB): an 80 GB card, or engine=vllm, or a smaller batch.
     "qwen3-4b-4bit": {
         "model": "Qwen/Qwen3-4B",
         "load_in_4bit": True,
@@ -183,25 +198,43 @@ PRESETS: dict[str, dict[str, Any]] = {
         "workspace": "runs/qwen3-4b",
     },
 }
-# The same model designing too (mode=spade): SmolLM2-135M writes few valid programs, so one
-# scripted example program per regeneration keeps a pool to play; hints come from the frozen
-# base model reading each program. It runs, logs and finishes cleanly; it is not expected to
-# improve the designer at this size.
+# The same model designing too (mode=spade), every part of the spade loop in each iteration
+# (regen_interval 1): SmolLM2-135M writes programs from a short design prompt that fits its
+# prompt budget (designer_prompt=short, about 490 tokens; the full one is about 2,200), one
+# attempt per slot; the frozen base model writes hints (hint plays at each regeneration),
+# regret is measured, and the designer is updated at the window's end. Two recorded library
+# programs per regeneration (the small-cpu environments) keep a pool to play and a baseline
+# for the skill (skills_per_regen 1: one group), so designs that fail validation (reward 0)
+# still get a gradient against it. Rewards on raw rates (chance_adjusted_rewards off): the
+# 135M solver plays below every game's chance floor, so adjusted rewards would all be 0 and
+# the designer would get no gradient; this preset exercises the loop, it is not expected to
+# improve the designer at this size. One iteration (model load included) took 8.5 minutes on
+# a shared 2-core machine at load 15 (tests/train/test_small_cpu.py, slow); two iterations
+# were not timed.
 PRESETS["small-cpu-spade"] = {
-    **{k: v for k, v in PRESETS["small-cpu"].items() if k not in ("env_ids", "solver_difficulty")},
+    **{k: v for k, v in PRESETS["small-cpu"].items() if k != "solver_difficulty"},
     "mode": "spade",
-    "iterations": 4,
+    "iterations": 2,
+    # One torch thread: on a shared 2-core machine two threads waited on each other (4 x 48
+    # design tokens: 23 s with one thread, 159 s with two), and the sandbox workers and
+    # validation need the other core anyway.
+    "torch_threads": 1,
+    "designer_prompt": "short",
+    "max_prompt_tokens": 640,
     "designer_max_new_tokens": 384,
     "hint_max_new_tokens": 48,
+    "hint_plays": "regeneration",
+    "chance_adjusted_rewards": False,
     "docs_per_regen": 2,
-    "candidates_per_doc": 1,
-    "skills_per_regen": 2,
-    "scripted_designer": _example_programs(),
-    "scripted_per_regen": 1,
+    "candidates_per_doc": 2,
+    "design_attempts": 1,
+    "skills_per_regen": 1,
+    "scripted_designer": _library_programs(SMALL_CPU_ENVS),
+    "scripted_per_regen": 2,
     "pool_size": 3,
-    "regen_interval": 2,
+    "regen_interval": 1,
     "plays_per_env": 4,
-    "max_episode_turns": 4,
+    "max_episode_turns": 3,
     "eval_interval": 2,
     "eval_plays": 2,
     "eval_envs": 2,

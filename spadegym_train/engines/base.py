@@ -38,9 +38,17 @@ class GenerationEngine(Protocol):
     """What the loop needs from an engine."""
 
     def generate(
-        self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
+        self,
+        prompts: Sequence[list[int]],
+        role: str,
+        max_new_tokens: int,
+        temperature: float | None = None,
     ) -> list[Completion]:
-        """Sample one reply per prompt with the adapter of ``role`` (``"base"``: none)."""
+        """Sample one reply per prompt with the adapter of ``role`` (``"base"``: none).
+
+        ``temperature``: this call's sampling temperature (``None``: the run's); the hinter
+        samples at ``hint_temperature``.
+        """
         ...
 
     def sync(self, step: int) -> None:

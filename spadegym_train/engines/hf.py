@@ -64,23 +64,31 @@ class HFEngine:
                 stops.add(token_id)
         self.stop_ids = {s for s in stops if s is not None}
 
-    def _processors(self) -> tuple[Any, LogprobRecorder]:
+    def _processors(self, temperature: float) -> tuple[Any, LogprobRecorder]:
         from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 
         recorder = LogprobRecorder()
         processors: list[Any] = []
-        if self.config.temperature != 1.0:
-            processors.append(TemperatureLogitsWarper(self.config.temperature))
+        if temperature != 1.0:
+            processors.append(TemperatureLogitsWarper(temperature))
         if self.config.top_p < 1.0:
             processors.append(TopPLogitsWarper(self.config.top_p))
         return LogitsProcessorList([*processors, recorder]), recorder
 
     @torch.no_grad()
     def generate(
-        self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
+        self,
+        prompts: Sequence[list[int]],
+        role: str,
+        max_new_tokens: int,
+        temperature: float | None = None,
     ) -> list[Completion]:
-        """Sample one reply per prompt with the adapter of ``role`` (``"base"``: none)."""
+        """Sample one reply per prompt with the adapter of ``role`` (``"base"``: none).
+
+        ``temperature``: this call's (``None``: the run's ``temperature``).
+        """
         policy = self.policy
+        temperature = self.config.temperature if temperature is None else temperature
         base = role == BASE_ROLE
         if not base:
             policy.use(role)
@@ -97,7 +105,7 @@ class HFEngine:
                 prompt = prompts[k]
                 ids[row, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
                 mask[row, width - len(prompt) :] = 1
-            processors, recorder = self._processors()
+            processors, recorder = self._processors(temperature)
             with policy.reference() if base else contextlib.nullcontext():
                 output = policy.model.generate(
                     input_ids=ids.to(policy.device),

@@ -5,15 +5,15 @@ each update the trainer writes the adapters to ``workspace/adapters/step-N``; th
 names that folder under a new LoRA id, so vLLM never serves a stale adapter. Nothing is merged.
 Only the newest ``vllm_keep_adapters`` folders stay on disk. The ``"base"`` role (the hinter)
 samples without any adapter. Each completion carries vLLM's log-probs of its tokens, after
-temperature and top-p where the vLLM version can say so (``logprobs_mode``), for truncated
-importance sampling against the learner's.
+temperature and top-p (``logprobs_mode="processed_logprobs"``, required: a vLLM without it is
+refused), for truncated importance sampling against the learner's.
 
 Not run in this project's CI (it needs a CUDA GPU and the ``[vllm]`` extra).
 """
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,11 +46,7 @@ class VLLMEngine:
         self.config = config
         self.policy = policy
         self.folder = Path(workspace) / "adapters"
-        kwargs: dict[str, Any] = {}
-        if config.load_in_4bit:
-            kwargs["quantization"] = "bitsandbytes"
-        if "logprobs_mode" in inspect.signature(LLM.__init__).parameters:
-            kwargs["logprobs_mode"] = "processed_logprobs"  # what was sampled from
+        kwargs = engine_options(config, _engine_arg_names())
         self.llm = LLM(
             model=policy.base_path,
             tokenizer=policy.base_path if Path(policy.base_path).exists() else config.model,
@@ -84,11 +80,18 @@ class VLLMEngine:
         self.saved = prune_adapters(self.saved, self.config.vllm_keep_adapters)
 
     def generate(
-        self, prompts: Sequence[list[int]], role: str, max_new_tokens: int
+        self,
+        prompts: Sequence[list[int]],
+        role: str,
+        max_new_tokens: int,
+        temperature: float | None = None,
     ) -> list[Completion]:
-        """Sample one reply per prompt with the adapter of ``role``."""
+        """Sample one reply per prompt with the adapter of ``role``.
+
+        ``temperature``: this call's (``None``: the run's).
+        """
         params = self._sampling(
-            temperature=self.config.temperature,
+            temperature=self.config.temperature if temperature is None else temperature,
             top_p=self.config.top_p,
             max_tokens=max_new_tokens,
             stop_token_ids=sorted(self.stop_ids),
@@ -114,6 +117,41 @@ class VLLMEngine:
     def close(self) -> None:
         """Drop the vLLM engine (its GPU memory is freed when it is collected)."""
         self.llm = None
+
+
+LOGPROBS_MODE = "processed_logprobs"
+"""vLLM's log-probs after temperature and top-p (the distribution sampled from). Its default,
+``raw_logprobs``, ignores the temperature, which biases the importance weights."""
+
+
+def _engine_arg_names() -> set[str]:
+    """The fields of this vLLM's ``EngineArgs`` (``LLM(**kwargs)`` passes them through)."""
+    from vllm import EngineArgs
+
+    return {f.name for f in dataclasses.fields(EngineArgs)}
+
+
+def engine_options(config: Any, arg_names: set[str]) -> dict[str, Any]:
+    """Keyword arguments of ``vllm.LLM`` beyond the model's: quantisation and log-prob mode.
+
+    Args:
+        config: the run's ``TrainConfig``.
+        arg_names: the installed vLLM's ``EngineArgs`` fields.
+
+    Raises:
+        ConfigError: this vLLM cannot return processed log-probs (``logprobs_mode`` arrived in
+            vLLM 0.10.2).
+    """
+    if "logprobs_mode" not in arg_names:
+        raise ConfigError(
+            "engine='vllm' needs a vLLM with logprobs_mode (0.10.2 or later): older ones return "
+            "log-probs before the temperature, which biases the importance weights. Upgrade "
+            "vLLM (pip install -U 'spadegym[vllm]') or use engine='hf'."
+        )
+    options: dict[str, Any] = {"logprobs_mode": LOGPROBS_MODE}
+    if config.load_in_4bit:
+        options["quantization"] = "bitsandbytes"
+    return options
 
 
 def _sampled_logprobs(sample: Any, response: list[int]) -> list[float] | None:

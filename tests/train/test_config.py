@@ -115,3 +115,18 @@ def test_a_float_written_without_a_dot_is_a_number(text, tmp_path):
 def test_text_is_still_not_a_float():
     with pytest.raises(ConfigError, match="learning_rate='fast' is not a valid value"):
         load_config(preset="tiny-cpu", overrides=["learning_rate=fast"])
+
+
+def test_designer_prompt_and_hint_temperature_are_checked():
+    from spadegym.errors import ConfigError
+    from spadegym_train.config import load_config
+
+    with pytest.raises(ConfigError, match="designer_prompt='tiny' is not supported"):
+        load_config(preset="tiny-cpu", overrides={"designer_prompt": "tiny"})
+    with pytest.raises(ConfigError, match="hint_temperature=0.0 must be positive"):
+        load_config(preset="tiny-cpu", overrides={"hint_temperature": 0.0})
+    config = load_config()
+    assert config.chance_adjusted_rewards and config.hint_temperature == 0.3
+    spade = load_config(preset="small-cpu-spade")
+    assert spade.hint_plays == "regeneration" and spade.designer_prompt == "short"
+    assert spade.regen_interval == 1 and len(spade.scripted_designer) == 3

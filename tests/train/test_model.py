@@ -207,3 +207,20 @@ def test_learning_rate_zero_computes_nothing_and_changes_nothing(tiny, monkeypat
     assert update(policy, optimizer, _samples(policy), config) == {"loss/samples": 4.0}
     after = policy.adapter_state()["shared"]
     assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+def test_the_generation_cache_estimate_follows_the_shapes():
+    from spadegym_train.config import load_config
+    from spadegym_train.footprint import GIB, bytes_per_token, cache_uses, describe
+    from spadegym_train.presets import QWEN3_06B_SHAPE
+
+    # Qwen3-0.6B: 2 (key, value) x 28 layers x 8 heads x 128 x 2 bytes = 112 KiB a token.
+    assert bytes_per_token(QWEN3_06B_SHAPE, 2) == 114_688
+    config = load_config(preset="qwen3-0.6b-4bit")
+    uses = {u.role: u for u in cache_uses(config, QWEN3_06B_SHAPE)}
+    assert uses["solver"].batch == 96 and uses["solver"].tokens == 4096 + 512
+    assert uses["designer"].batch == 16 and uses["designer"].tokens == 4096 + 3072
+    assert uses["solver"].bytes / GIB == pytest.approx(47.25, abs=0.01)  # tens of GB
+    assert "up to 47.2 GB" in describe(config, QWEN3_06B_SHAPE)
+    vllm = load_config(preset="qwen3-0.6b-4bit", overrides={"engine": "vllm"})
+    assert "inside 35% of the GPU" in describe(vllm, QWEN3_06B_SHAPE)

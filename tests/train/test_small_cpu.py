@@ -74,7 +74,7 @@ def test_one_small_cpu_iteration_runs_and_logs(preset, tmp_path):
         "tensorboard": False,
     }
     if preset == "small-cpu-spade":
-        overrides.update(designer_max_new_tokens=64, regen_interval=1)
+        overrides.update(designer_max_new_tokens=64)
     config = load_config(preset=preset, overrides=overrides)
     train(config)
     lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
@@ -84,3 +84,30 @@ def test_one_small_cpu_iteration_runs_and_logs(preset, tmp_path):
     episodes = (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()
     assert episodes and json.loads(episodes[0])["turns"][0]["reply"] is not None
     assert (tmp_path / "run" / "checkpoints" / "latest").exists()
+
+
+@pytest.mark.slow
+def test_one_small_cpu_spade_iteration_runs_every_part_of_the_loop(tmp_path):
+    """Designs the model writes, hints asked and kept, regret measured, the designer updated."""
+    _need_model()
+    from spadegym_train.loop import train
+
+    config = load_config(
+        preset="small-cpu-spade",
+        overrides={
+            "workspace": str(tmp_path / "run"),
+            "iterations": 1,
+            "console": False,
+            "tensorboard": False,
+        },
+    )
+    (metrics,) = train(config)
+    assert metrics["designer/attempts"] == 4  # the model's own designs, from short prompts
+    assert metrics["designer/candidates"] == 4  # all four are designer samples
+    assert metrics["designer/hints_asked"] > 0 and metrics["designer/hints_kept"] > 0
+    assert metrics["designer/hint_pairs"] > 0  # hint plays matched with their plain twins
+    assert "designer/regret" in metrics
+    assert metrics["loss/designer_tokens"] > 0
+    assert metrics["designer/advantage_abs"] > 0  # a gradient, even if every design failed
+    designs = [json.loads(x) for x in (tmp_path / "run" / "designs.jsonl").open()]
+    assert sum(not d["scripted"] for d in designs) == 4
