@@ -75,9 +75,7 @@ def _messages(prompt: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
 
 
 def _render(tokenizer: Any, messages: list[dict[str, str]], generation: bool) -> str:
-    return tokenizer.apply_chat_template(
-        messages, tokenize=False, add_generation_prompt=generation
-    )
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation)
 
 
 def _between_turns(
@@ -86,6 +84,7 @@ def _between_turns(
     """The text after a reply and before the next: the turn's end, the observation, a header.
 
     Args:
+        tokenizer: renders the turns with its chat template.
         messages: the conversation up to (not including) the reply just played.
         observation: what the game shows next.
         ended: whether the generated reply already ends with the end-of-sequence token.

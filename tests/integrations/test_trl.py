@@ -252,7 +252,9 @@ def test_a_template_without_tool_calls_plays_text_turns(spade_ids):
         factory.close()
     won, lost = played
     prompt = tokenizer.decode(won.prompt_ids)
-    assert prompt.endswith("A 3-digit lock. Guess with \\boxed{ddd}.<|im_end|>\n<|im_start|>assistant\n")
+    assert prompt.endswith(
+        "A 3-digit lock. Guess with \\boxed{ddd}.<|im_end|>\n<|im_start|>assistant\n"
+    )
     assert (won.outcome, won.turns, won.replies) == (1.0, 2, [wrong, answer])
     text = tokenizer.decode(won.completion_ids)
     model_part = tokenizer.decode([t for t, m in zip(won.completion_ids, won.env_mask) if m])
