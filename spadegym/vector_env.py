@@ -16,9 +16,11 @@ other. ``autoreset_mode=`` chooses: ``SAME_STEP`` or ``DISABLED`` (reset finishe
 yourself, with ``options={"reset_mask": ...}``) here, and for the other modes
 ``vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}`` gives the pooled vector's
 behaviour. ``NEXT_STEP`` is refused here with that advice: the pooled batch steps every
-instance together, so it cannot leave one out for a step. Observations are a tuple of strings; actions
-are a sequence of ``n`` strings. A program that fails ends its episode with ``info["error"]``
-(``on_error="terminate"``), like every episode ``EnvBatch`` plays.
+instance together, so it cannot leave one out for a step.
+
+Observations are a tuple of strings; actions are a sequence of ``n`` strings. A program that
+fails ends its episode with ``info["error"]`` (``on_error="terminate"``), like every episode
+``EnvBatch`` plays.
 """
 
 from __future__ import annotations
