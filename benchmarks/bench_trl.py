@@ -19,6 +19,12 @@ and samples per second on this machine) and a last line with the settings.
 
     python benchmarks/bench_trl.py [--iterations 12] [--eval-plays 48] [--out DIR]
     python benchmarks/bench_trl.py --smoke    # 1 iteration, 2 plays, 2 environments
+    python benchmarks/bench_trl.py --smoke --keep-spadegym-run   # reuse a finished run
+
+Seconds are training time with model loading left out: the sum of spadegym_train's
+``time/iteration`` (its ``metrics.jsonl``) and the wall time of ``GRPOTrainer.train()``.
+``--keep-spadegym-run`` reuses the spadegym_train run already in ``--out`` when it finished
+every iteration.
 
 Departures that remain: spadegym_train plays ``plays_per_env`` different seeds per
 environment and normalises advantages per environment, GRPO ``num_generations`` rollouts of
@@ -74,14 +80,21 @@ def _config(args: argparse.Namespace, workspace: Path):
     return load_config(preset="small-cpu", overrides=overrides)
 
 
-def train_spadegym(config) -> dict:
-    """Train with spadegym_train; the run's wall time and episodes."""
+def train_spadegym(config, keep: bool) -> dict:
+    """Train with spadegym_train (or reuse a finished run); its seconds and episodes."""
+    from spadegym_train import checkpoint as ckpt
     from spadegym_train.loop import train
+    from spadegym_train.metrics import read_metrics
 
-    started = time.perf_counter()
-    train(config)
-    seconds = time.perf_counter() - started
     samples = config.iterations * config.plays_per_env * len(config.env_ids)
+    workspace = Path(config.workspace)
+    latest = ckpt.latest_checkpoint(workspace) if keep else None
+    if latest is None or ckpt.checkpoint_iteration(latest) != config.iterations:
+        import shutil
+
+        shutil.rmtree(workspace, ignore_errors=True)  # a new run, from the same seeds
+        train(config)
+    seconds = sum(line["time/iteration"] for line in read_metrics(workspace))
     return {"seconds": seconds, "samples": samples}
 
 
@@ -101,14 +114,13 @@ def spadegym_model(config):
 
 
 def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
-    """Train with TRL's GRPOTrainer on the same episodes; the model, wall time and episodes."""
+    """Train with TRL's GRPOTrainer on the same episodes; the model, seconds and episodes."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     from peft import LoraConfig
     from trl import GRPOConfig, GRPOTrainer
 
     from spadegym.integrations.trl import environment_factory, load_model, machine_settings
 
-    started = time.perf_counter()
     model, tokenizer = load_model(config.model)
     factory = environment_factory(ids, seed=config.seed, difficulty=config.solver_difficulty)
     rows = config.iterations * len(ids)
@@ -148,10 +160,11 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         trainer = GRPOTrainer(
             model, args=args, processing_class=tokenizer, peft_config=lora, **inputs
         )
+        started = time.perf_counter()
         trainer.train()
+        seconds = time.perf_counter() - started
     finally:
         factory.close()
-    seconds = time.perf_counter() - started
     return trainer.model, tokenizer, {"seconds": seconds, "samples": rows * config.plays_per_env}
 
 
@@ -217,6 +230,9 @@ def main() -> None:
     parser.add_argument("--eval-plays", type=int, default=48, help="held-out plays per env")
     parser.add_argument("--smoke", action="store_true", help="1 iteration, 2 plays, 2 envs")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "trl")
+    parser.add_argument(
+        "--keep-spadegym-run", action="store_true", help="reuse a finished run in --out"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     import torch
@@ -230,7 +246,7 @@ def main() -> None:
     torch.set_num_threads(config.torch_threads or torch.get_num_threads())
     ids = [f"spade/{name}" for name in config.env_ids]
     held = held_out_seeds(ids, plays, config)
-    ours = train_spadegym(config)
+    ours = train_spadegym(config, args.keep_spadegym_run)
     with use_home(args.out / "home"):  # the library's environments, no user registry
         trl_model, tokenizer, theirs = train_trl(config, ids, args.out, held)
         started = time.perf_counter()
