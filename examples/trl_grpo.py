@@ -6,9 +6,13 @@ a sandboxed worker, keeps the episode's state, and gives the episode's outcome a
 alone acts every turn).
 
     python examples/trl_grpo.py --model Qwen/Qwen3-0.6B --ids spade/TankerRoute-v0 spade/JugPour-v0
+    python examples/trl_grpo.py --model smollm2 --steps 1   # on a CPU, as plain text turns
     python examples/trl_grpo.py --tiny     # offline smoke run: a random 1-layer model, CPU, 1 step
 
-Needs ``pip install -e '.[integrations]'`` (TRL) and, for ``--model``, the model's files.
+``--model`` takes what ``--llm`` takes (``smollm2``, ``gguf:<file>``, ``hf:<folder or hub
+name>``); a model whose chat template has no tool calls plays the episodes as text turns.
+Device and precision follow the machine (``machine_settings``). Needs ``pip install -e
+'.[integrations]'`` (TRL) and, for ``--model``, the model's files.
 """
 
 from __future__ import annotations
@@ -47,7 +51,11 @@ def tiny_model():
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default="Qwen/Qwen3-0.6B", help="a chat model with tool calls")
+    parser.add_argument(
+        "--model",
+        default="Qwen/Qwen3-0.6B",
+        help="smollm2, gguf:<file>, hf:<folder or hub name> (a chat model)",
+    )
     parser.add_argument("--tiny", action="store_true", help="a random tiny model, offline, CPU")
     parser.add_argument(
         "--ids",
@@ -63,15 +71,10 @@ def main() -> None:
 
     from trl import GRPOConfig, GRPOTrainer
 
-    from spadegym.integrations.trl import environment_factory
+    from spadegym.integrations.trl import environment_factory, load_model, machine_settings
 
     steps = args.steps or (1 if args.tiny else 200)
-    if args.tiny:
-        model, tokenizer = tiny_model()
-    else:
-        from transformers import AutoTokenizer
-
-        model, tokenizer = args.model, AutoTokenizer.from_pretrained(args.model)
+    model, tokenizer = tiny_model() if args.tiny else load_model(args.model)
     factory = environment_factory(args.ids, seed=0)
     config = GRPOConfig(
         output_dir=args.output,
@@ -84,17 +87,16 @@ def main() -> None:
         logging_steps=1,
         save_strategy="no",
         report_to="none",
-        use_cpu=args.tiny,
-        bf16=not args.tiny,
+        **(machine_settings() if not args.tiny else {"use_cpu": True, "bf16": False}),
     )
     try:
         trainer = GRPOTrainer(
             model=model,
             args=config,
-            # One row per episode: the system prompt and the instance (env id, seed).
-            train_dataset=factory.dataset(steps * args.generations),
             processing_class=tokenizer,
-            environment_factory=factory,
+            # One row per episode (the system prompt and the instance), and the episodes
+            # played through the tool `act`, or as text turns when the template has no tools.
+            **factory.trainer_inputs(tokenizer, steps * args.generations),
         )
         trainer.train()
     finally:

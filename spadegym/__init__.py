@@ -26,6 +26,7 @@ from spadegym.errors import (
     SandboxError,
     SpadegymError,
 )
+from spadegym.integrations import reasoning_gym_plugin as _reasoning_gym_plugin
 from spadegym.registry import register_roots as _register_roots
 from spadegym.sandbox import SandboxConfig, SandboxPool
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, validate
@@ -82,3 +83,4 @@ def __getattr__(name: str) -> Any:
 
 
 _register_roots()
+_reasoning_gym_plugin.install()

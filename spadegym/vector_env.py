@@ -7,11 +7,20 @@ one frame before any answer is read), instead of ``n`` dedicated worker processe
 after another (``"sync"``) or ``n`` Python processes each driving its own worker
 (``"async"``, which works too, with its defaults).
 
-Autoreset is Gymnasium's ``SAME_STEP``: the step that ends an episode returns the next
-episode's first observation, with ``final_obs`` and ``final_info`` in the info (and
-``episode_outcome``, the contract's outcome). Observations are a tuple of strings; actions
-are a sequence of ``n`` strings. A program that fails ends its episode with ``info["error"]``
-(``on_error="terminate"``), like every episode ``EnvBatch`` plays.
+Autoreset is Gymnasium's ``SAME_STEP`` by default: the step that ends an episode returns the
+next episode's first observation, with ``final_obs`` and ``final_info`` in the info (and
+``episode_outcome``, the contract's outcome). Gymnasium's ``"sync"`` and ``"async"`` modes
+default to ``NEXT_STEP`` instead (the ending step returns the final observation; the next
+``step`` resets and ignores that instance's action), so a loop written for one misreads the
+other. ``autoreset_mode=`` chooses: ``SAME_STEP`` or ``DISABLED`` (reset finished instances
+yourself, with ``options={"reset_mask": ...}``) here, and for the other modes
+``vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}`` gives the pooled vector's
+behaviour. ``NEXT_STEP`` is refused here with that advice: the pooled batch steps every
+instance together, so it cannot leave one out for a step.
+
+Observations are a tuple of strings; actions are a sequence of ``n`` strings. A program that
+fails ends its episode with ``info["error"]`` (``on_error="terminate"``), like every episode
+``EnvBatch`` plays.
 """
 
 from __future__ import annotations
@@ -32,9 +41,43 @@ from spadegym.env import (
 )
 from spadegym.errors import SpadegymError
 
-__all__ = ["SpadeVectorEnv", "make_vector"]
+__all__ = ["SpadeVectorEnv", "autoreset_mode_of", "make_vector"]
 
-_OPTIONS = ("difficulty", "num_workers", "pool", "sandbox", "isolation", "seed")
+_OPTIONS = (
+    "difficulty",
+    "num_workers",
+    "pool",
+    "sandbox",
+    "isolation",
+    "seed",
+    "autoreset_mode",
+)
+
+
+def autoreset_mode_of(value: str | AutoresetMode) -> AutoresetMode:
+    """The ``AutoresetMode`` that ``value`` names (the enum, its value or its name, any case).
+
+    Raises:
+        SpadegymError: another mode, or ``NEXT_STEP``, which the pooled vector cannot play.
+    """
+    mode = None
+    if isinstance(value, AutoresetMode):
+        mode = value
+    elif isinstance(value, str):
+        key = value.replace("_", "").replace("-", "").lower()
+        mode = next((m for m in AutoresetMode if m.value.lower() == key), None)
+    if mode is None:
+        raise SpadegymError(
+            f"autoreset_mode={value!r}: write AutoresetMode.SAME_STEP (the default) or "
+            "AutoresetMode.DISABLED, or their names 'same_step', 'disabled'."
+        )
+    if mode is AutoresetMode.NEXT_STEP:
+        raise SpadegymError(
+            "autoreset_mode=NEXT_STEP: the pooled vector steps every instance together and "
+            "cannot skip one for a step; use vectorization_mode='sync' (whose default it is), "
+            "or SAME_STEP here."
+        )
+    return mode
 
 
 class SpadeVectorEnv(VectorEnv):
@@ -50,6 +93,7 @@ class SpadeVectorEnv(VectorEnv):
         sandbox: the ``SandboxConfig`` of a pool made here.
         isolation: shorthand for ``sandbox=SandboxConfig(isolation=...)``.
         seed: seeds the instances' episodes when ``reset`` is given no seed.
+        autoreset_mode: ``SAME_STEP`` (default) or ``DISABLED`` (see the module).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -65,6 +109,7 @@ class SpadeVectorEnv(VectorEnv):
         sandbox: Any = None,
         isolation: str | None = None,
         seed: int | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
     ):
         from spadegym.sandbox import SandboxConfig
         from spadegym.vector import EnvBatch
@@ -72,6 +117,8 @@ class SpadeVectorEnv(VectorEnv):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise SpadegymError(f"num_envs={num_envs!r}: a vector holds at least 1 instance.")
         check_difficulty(difficulty)
+        mode = autoreset_mode_of(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         if isolation is not None:
             base = sandbox or SandboxConfig()
             sandbox = SandboxConfig(**{**base.__dict__, "isolation": isolation})
@@ -81,6 +128,7 @@ class SpadeVectorEnv(VectorEnv):
             num_workers=num_workers,
             seed=seed,
             sandbox=sandbox,
+            autoreset=mode is AutoresetMode.SAME_STEP,
             options={"difficulty": difficulty} if difficulty is not None else None,
         )
         self.num_envs = num_envs
@@ -157,7 +205,7 @@ def make_vector(
     """The ``vector_entry_point`` of every registered spec (``gymnasium.make_vec``).
 
     Keyword arguments are ``SpadeVectorEnv``'s (``difficulty``, ``num_workers``, ``pool``,
-    ``sandbox``, ``isolation``, ``seed``).
+    ``sandbox``, ``isolation``, ``seed``, ``autoreset_mode``).
 
     Raises:
         SpadegymError: an argument the pooled vector does not take.

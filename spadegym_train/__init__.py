@@ -6,7 +6,7 @@ hint helps the solver (regret) or by one of the other rewards of ``rewards``. Ru
 ``spadegym-train --preset tiny-cpu`` or ``python -m spadegym_train``; ``train(config)`` is the
 library entry point.
 
-What follows SPADE (shared/REFERENCE.md): hints come from a separate call that reads the program
+What follows SPADE (docs/REFERENCE.md): hints come from a separate call that reads the program
 and the instance, never from the designer's own program (``hint_source=hinter``, the default in
 ``spade`` mode), sampled at ``hint_temperature`` (SPADE's 0.3); regret compares the hint plays
 with the plain plays of the same iteration and seeds; each designer slot gets up to 3 attempts

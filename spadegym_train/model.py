@@ -131,22 +131,13 @@ def base_model_path(config: TrainConfig, tokenizer: Any, workspace: Path) -> str
     folder = workspace / "base"
     if config.model == RANDOM_MODEL:
         return save_random_base(config, tokenizer, folder)
-    from spadegym.llm.local_model import load_causal_lm, resolve_local_model
+    from spadegym.llm.local_model import load_trainable_causal_lm, resolve_local_model
 
     local = resolve_local_model(config.model)
     if local.gguf_file is None:
         return local.path
     if not (folder / "config.json").exists():
-        from transformers import AutoModelForCausalLM
-
-        read = load_causal_lm(local, dtype=torch.float32)
-        # The de-quantised weights still carry the GGUF marker, which refuses to be saved:
-        # copy them into a plain model of the same config.
-        if hasattr(read.config, "quantization_config"):
-            del read.config.quantization_config
-        model = AutoModelForCausalLM.from_config(read.config, dtype=torch.float32)
-        model.load_state_dict(read.state_dict(), strict=True)
-        del read
+        model = load_trainable_causal_lm(local, dtype=torch.float32)
         folder.mkdir(parents=True, exist_ok=True)
         model.save_pretrained(str(folder))
         tokenizer.save_pretrained(str(folder))

@@ -146,3 +146,54 @@ def test_make_with_difficulty_sets_the_default_of_reset(isolated_spadegym, tmp_p
         assert all(len(shifts(o)) == 6 for o in obs)  # autoreset keeps the difficulty
     finally:
         vec.close()
+
+
+def test_autoreset_mode_is_a_keyword_and_disabled_leaves_resets_to_the_caller(lock_id):
+    from gymnasium.vector import AutoresetMode
+
+    envs = gymnasium.make_vec(lock_id, num_envs=2, autoreset_mode="disabled")
+    try:
+        assert envs.metadata["autoreset_mode"] == AutoresetMode.DISABLED
+        envs.reset(seed=3)
+        for _ in range(8):  # LockPick truncates at 8 turns
+            obs, _, terminated, truncated, info = envs.step([WRONG] * 2)
+        assert truncated.all() and "final_obs" not in info
+        assert obs == ("Answer with three digits in \\boxed{}.",) * 2  # no new episode
+        with pytest.raises(SpadegymError, match="has no episode running; call reset"):
+            envs.step([WRONG] * 2)
+        obs, _ = envs.reset(options={"reset_mask": np.array([True, True])})
+        assert obs == ("A 3-digit lock. Guess with \\boxed{ddd}.",) * 2
+    finally:
+        envs.close()
+
+
+def test_next_step_and_unknown_autoreset_modes_are_refused_with_the_way_out(lock_id):
+    from gymnasium.vector import AutoresetMode
+
+    with pytest.raises(SpadegymError, match="use vectorization_mode='sync' \\(whose default"):
+        gymnasium.make_vec(lock_id, num_envs=2, autoreset_mode=AutoresetMode.NEXT_STEP)
+    with pytest.raises(SpadegymError, match="autoreset_mode='sometimes': write AutoresetMode"):
+        gymnasium.make_vec(lock_id, num_envs=2, autoreset_mode="sometimes")
+
+
+def test_sync_mode_autoresets_next_step_unless_told_same_step(lock_id):
+    from gymnasium.vector import AutoresetMode
+
+    plain = gymnasium.make_vec(lock_id, num_envs=1, vectorization_mode="sync")
+    same = gymnasium.make_vec(
+        lock_id,
+        num_envs=1,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
+    try:
+        assert plain.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        for envs in (plain, same):
+            envs.reset(seed=0)
+            for _ in range(8):
+                obs, *_, info = envs.step([WRONG])
+        assert plain.step([WRONG])[0] == ("A 3-digit lock. Guess with \\boxed{ddd}.",)
+        assert obs == ("A 3-digit lock. Guess with \\boxed{ddd}.",)  # same's, at the 8th
+    finally:
+        plain.close()
+        same.close()

@@ -1,4 +1,4 @@
-# The contract's own example (shared/CONTRACT.md section 1), kept verbatim.
+# The contract's own example (docs/CONTRACT.md section 1), kept verbatim.
 # ruff: noqa: I001, B905
 # fmt: off
 from spadegym.program import extract_boxed   # optional helpers, see section 5

@@ -8,14 +8,27 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from spadegym.cli import arguments
+from spadegym.cli.eval_progress import ReplyProgress
 from spadegym.cli.output import dumps, terminal
 
-LOCAL_REPLY_TOKENS = 512
-"""A local model's reply limit unless --max-new-tokens says otherwise: a solver's turn, not
-the 2048 tokens of a designer's program that the backend allows by default."""
+LOCAL_REPLY_TOKENS = 256
+"""A local model's reply limit unless --max-new-tokens says otherwise: the solver's prompt asks
+for a move in \\boxed{} (or a tool call) at the end of a reply, not the 2048 tokens of a
+designer's program that the backend allows by default."""
+
+SMALL_REPLY_TOKENS = 128
+"""The same for ``smollm2``, a 135M model on a CPU, whose replies are short."""
+
+
+def default_reply_tokens(spec: str) -> int:
+    """A local model's reply limit when ``--max-new-tokens`` is not given."""
+    from spadegym.llm.local_model import SMOLLM2
+
+    return SMALL_REPLY_TOKENS if spec == SMOLLM2 else LOCAL_REPLY_TOKENS
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -105,7 +118,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         help=f"reply length limit of a local model (hf:, gguf:, smollm2; default "
-        f"{LOCAL_REPLY_TOKENS})",
+        f"{LOCAL_REPLY_TOKENS}, {SMALL_REPLY_TOKENS} for smollm2: enough to reason briefly and "
+        "answer in \\boxed{})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -128,11 +142,22 @@ def run(args: argparse.Namespace) -> int:
     settings: dict = {}
     if args.temperature is not None:
         settings["temperature"] = args.temperature
+    show = not args.quiet and not args.json
     if is_local_spec(args.llm):
         settings["seed"] = args.seed  # so the same command plays the same episodes
-        settings["max_new_tokens"] = args.max_new_tokens or LOCAL_REPLY_TOKENS
+        settings["max_new_tokens"] = args.max_new_tokens or default_reply_tokens(args.llm)
+        if args.max_new_tokens is None and show:
+            print(
+                f"spadegym eval: replies stop at {settings['max_new_tokens']} new tokens, enough "
+                "to reason briefly and answer in \\boxed{}; --max-new-tokens N changes it",
+                file=sys.stderr,
+            )
+    progress = None
     try:
         llm = llm_from_spec(args.llm, **settings)
+        if show:
+            progress = ReplyProgress(llm, _episodes(args))
+            llm = progress
         memory = None if args.no_memory else _memory(args.memory)
         report = evaluate(
             llm,
@@ -146,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             roots=args.root,
             memory=memory,
             concurrency=args.concurrency,
-            progress=not args.quiet and not args.json,
+            progress=_environment_lines(progress) if progress else False,
         )
     except ConfigError as exc:
         print(f"spadegym eval: {exc}", file=sys.stderr)
@@ -154,11 +179,31 @@ def run(args: argparse.Namespace) -> int:
     except SpadegymError as exc:
         print(f"spadegym eval: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if progress is not None:
+            progress.done()
     if not report.envs:
         print("spadegym eval: no environment matched; see `spadegym list`.", file=sys.stderr)
         return 1
     print(dumps(report.to_dict()) if args.json else terminal(report.table()))
     return 0
+
+
+def _episodes(args: argparse.Namespace) -> int | None:
+    """Episodes the run plays, when the ids are given (else the filters decide, later)."""
+    if args.ids is None or args.skill or args.kind:
+        return None
+    return len(args.ids) * args.episodes * (2 if args.hint == "both" else 1)
+
+
+def _environment_lines(progress: ReplyProgress) -> Callable[[str], None]:
+    """``evaluate``'s line per environment, after the in-place counter line is ended."""
+
+    def say(line: str) -> None:
+        progress.done()
+        print(line, file=sys.stderr, flush=True)
+
+    return say
 
 
 def _memory(path: Path | None) -> object:

@@ -77,8 +77,22 @@ def _open(args: argparse.Namespace):
         )
         return None
     path = args.memory or default_memory_path()
+    if args.memory is None and not (path / "memory.sqlite").exists():
+        # A command that only reads leaves no home behind: the shipped library, in a
+        # temporary memory removed at exit.
+        import atexit
+        import shutil
+        import tempfile
+
+        temporary = Path(tempfile.mkdtemp(prefix="spadegym-memory-"))
+        atexit.register(shutil.rmtree, temporary, ignore_errors=True)
+        print(
+            f"spadegym: no memory at {path} yet; reading the shipped library's (nothing is "
+            "written)",
+            file=sys.stderr,
+        )
+        path = temporary / "memory"
     try:
-        # The default memory is created on first use, seeded with the shipped library.
         return open_memory(path, progress=lambda line: print(f"spadegym: {line}", file=sys.stderr))
     except (SpadegymError, OSError) as exc:
         print(f"spadegym: the memory at {path} cannot be used: {exc}", file=sys.stderr)

@@ -15,10 +15,20 @@ none of them (``pip install 'spadegym[integrations]'`` installs all four):
 
 Every adapter plays registered environments (``spade/<Name>-v<N>``) in sandboxed workers and
 shows the solver the same system prompt and hint convention as ``spadegym eval``.
+``import spadegym`` imports ``reasoning_gym_plugin`` (the ``spadegym`` dataset of reasoning-gym,
+registered when reasoning-gym is imported), so this package imports nothing else eagerly.
 """
 
 from __future__ import annotations
 
-from spadegym.integrations.programs import Program, resolve
+from typing import Any
 
 __all__ = ["Program", "resolve"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from spadegym.integrations import programs
+
+        return getattr(programs, name)
+    raise AttributeError(f"module 'spadegym.integrations' has no attribute {name!r}")

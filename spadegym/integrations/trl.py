@@ -17,6 +17,14 @@ environment's kind (the one ``spadegym eval`` uses, plus how to call ``act``) an
 user message. Without a dataset (``train_dataset=None``, then ``max_steps`` is required) each
 instance draws environments in turn and puts the system prompt before the observation.
 
+**Text turns** (a model whose chat template has no tool calls, such as SmolLM2):
+``factory.trainer_inputs(tokenizer, rows)`` gives the trainer's dataset and either the
+``environment_factory`` (the template renders tool calls) or a ``rollout_func`` that plays each
+episode as plain text turns, with its reward function (``spadegym.integrations.text_turns``).
+``load_model(spec)`` loads what ``--llm`` names (``smollm2``, ``gguf:<file>``, ``hf:<folder>``)
+as a trainable model (a GGUF file de-quantised), and ``machine_settings()`` the ``GRPOConfig``
+device and precision of this machine (``use_cpu`` and no bf16 without CUDA).
+
 **Single-turn**: ``single_turn_dataset(ids, size, seed)`` is ``spadegym.dataset`` as a
 ``datasets.Dataset`` of chat prompts, and ``outcome_reward`` its reward function, which plays
 each completion in the sandbox.
@@ -27,6 +35,7 @@ Two-player games are refused: here the model alone acts every turn.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -45,10 +54,16 @@ __all__ = [
     "SpadeEnvironment",
     "SpadeEnvironments",
     "environment_factory",
+    "load_model",
+    "machine_settings",
     "outcome_reward",
     "single_turn_dataset",
     "system_prompt",
+    "turns_for",
 ]
+
+TURNS = ("tools", "text")
+"""How a multi-turn episode reaches the model: through the tool ``act``, or as text turns."""
 
 TOOL_NOTE = (
     "Send each reply to the game by calling the tool `act` with your whole reply as its "
@@ -125,34 +140,75 @@ class SpadeEnvironments:
         k = next(self._draws)
         return self.programs[k % len(self.programs)], seed_for(self.seed, k)
 
-    def dataset(self, size: int, seed: int | None = None) -> Any:
+    def dataset(self, size: int, seed: int | None = None, turns: str = "tools") -> Any:
         """A ``datasets.Dataset`` of ``size`` episodes, each id in turn (see the module).
 
         Args:
             size: rows.
             seed: names the instances (default: the factory's seed).
+            turns: ``"tools"`` (the system prompt says how to call ``act``) or ``"text"``
+                (the solver's own prompt; each message carries the instance for the
+                text-turn rollout).
         """
         from datasets import Dataset
 
         if not isinstance(size, int) or size < 1:
             raise SpadegymError(f"size={size!r}: a dataset holds at least 1 row.")
+        if turns not in TURNS:
+            raise SpadegymError(f"turns={turns!r}: write 'tools' or 'text'.")
         seed = self.seed if seed is None else seed
         rows = []
         for k in range(size):
             program = self.programs[k % len(self.programs)]
-            rows.append(
-                {
-                    "prompt": [
-                        {"role": "system", "content": system_prompt(program.kind)},
-                        {"role": "user", "content": ""},
-                    ],
-                    "env_id": program.env_id,
-                    "seed": seed_for(seed, k),
-                    "difficulty": self.difficulty,
-                    "hint": self.hint,
-                }
-            )
+            row = {
+                "env_id": program.env_id,
+                "seed": seed_for(seed, k),
+                "difficulty": self.difficulty,
+                "hint": self.hint,
+            }
+            if turns == "tools":
+                system, extra = system_prompt(program.kind), {}
+            else:
+                from spadegym.integrations.text_turns import INSTANCE_KEY
+
+                system, extra = solver_system_prompt(program.kind), {INSTANCE_KEY: json.dumps(row)}
+            row["prompt"] = [
+                {"role": "system", "content": system, **extra},
+                {"role": "user", "content": "", **extra},
+            ]
+            rows.append(row)
         return Dataset.from_list(rows)
+
+    def trainer_inputs(
+        self,
+        tokenizer: Any,
+        rows: int,
+        *,
+        turns: str | None = None,
+        reply_tokens: int | None = None,
+        max_turns: int | None = None,
+    ) -> dict[str, Any]:
+        """``GRPOTrainer`` keyword arguments that play these environments with ``tokenizer``.
+
+        Args:
+            tokenizer: the model's tokenizer (its chat template decides the turns).
+            rows: episodes in the training dataset.
+            turns: ``"tools"`` or ``"text"`` (default: ``turns_for(tokenizer)``).
+            reply_tokens: text turns only: at most this many tokens per reply.
+            max_turns: text turns only: stop an episode after this many replies.
+
+        Returns:
+            ``train_dataset`` and ``environment_factory`` (tools), or ``train_dataset``,
+            ``rollout_func`` and ``reward_funcs`` (text).
+        """
+        turns = turns or turns_for(tokenizer)
+        dataset = self.dataset(rows, turns=turns)
+        if turns == "tools":
+            return {"train_dataset": dataset, "environment_factory": self}
+        from spadegym.integrations.text_turns import TextTurns, spade_outcome
+
+        rollout = TextTurns(self, reply_tokens=reply_tokens, max_turns=max_turns)
+        return {"train_dataset": dataset, "rollout_func": rollout, "reward_funcs": spade_outcome}
 
     def close(self) -> None:
         """Release every instance and stop the sandbox workers."""
@@ -233,6 +289,11 @@ class SpadeEnvironment:
         """The episode's outcome: the last reward if it terminated, else 0."""
         return self._outcome
 
+    @property
+    def episode_over(self) -> bool:
+        """Whether the episode has ended (or none has started)."""
+        return self._done
+
     def _release(self) -> None:
         if self._env is not None:
             self._env.close()
@@ -245,6 +306,51 @@ def environment_factory(ids: str | Sequence[str], **kwargs: Any) -> SpadeEnviron
     Keyword arguments are those of ``SpadeEnvironments``.
     """
     return SpadeEnvironments(ids, **kwargs)
+
+
+def turns_for(tokenizer: Any) -> str:
+    """``"tools"`` when the tokenizer's chat template renders tool calls, else ``"text"``."""
+    from trl.chat_template_utils import supports_tool_calling
+
+    return "tools" if supports_tool_calling(tokenizer) else "text"
+
+
+def load_model(spec: str, *, dtype: Any = None) -> tuple[Any, Any]:
+    """A trainable model and its tokenizer, from the spellings every command reads.
+
+    Args:
+        spec: ``smollm2``, ``gguf:<file>`` (de-quantised: transformers trains no GGUF
+            weights), or ``hf:<folder or hub name>`` (``hf:`` may be left out).
+        dtype: the weights' dtype (default: bfloat16 on a CUDA machine that has it, else
+            float32).
+
+    Returns:
+        ``(model, tokenizer)``; the tokenizer pads on the left, as TRL asks.
+    """
+    import torch
+
+    from spadegym.llm.local_model import (
+        load_tokenizer,
+        load_trainable_causal_lm,
+        resolve_local_model,
+    )
+
+    local = resolve_local_model(spec)
+    if dtype is None:
+        dtype = torch.bfloat16 if machine_settings().get("bf16") else torch.float32
+    return load_trainable_causal_lm(local, dtype=dtype), load_tokenizer(local)
+
+
+def machine_settings() -> dict[str, bool]:
+    """``GRPOConfig`` settings for this machine: CPU and float32 without CUDA, else bf16.
+
+    ``GRPOConfig`` defaults to bf16, which it refuses on a machine without a GPU that has it.
+    """
+    import torch
+
+    if not torch.cuda.is_available():
+        return {"use_cpu": True, "bf16": False}
+    return {"use_cpu": False, "bf16": bool(torch.cuda.is_bf16_supported())}
 
 
 def single_turn_dataset(

@@ -19,7 +19,14 @@ from typing import Any
 
 from spadegym.errors import ConfigError
 
-__all__ = ["SMOLLM2", "LocalModel", "load_causal_lm", "load_tokenizer", "resolve_local_model"]
+__all__ = [
+    "SMOLLM2",
+    "LocalModel",
+    "load_causal_lm",
+    "load_tokenizer",
+    "load_trainable_causal_lm",
+    "resolve_local_model",
+]
 
 SMOLLM2 = "smollm2"
 """The spelling of the small instruct model that a pip package ships."""
@@ -63,14 +70,18 @@ def resolve_local_model(spec: str) -> LocalModel:
     """Where the model ``spec`` names lives.
 
     Args:
-        spec: ``smollm2``; ``gguf:<file.gguf>``; or a model folder / hub name already on disk
-            (a ``.gguf`` path works without the prefix too).
+        spec: ``smollm2``; ``gguf:<file.gguf>``; or a model folder / hub name already on disk,
+            with or without ``hf:`` before it (a ``.gguf`` path works without the prefix too).
 
     Raises:
         ConfigError: ``smollm2`` is not installed, or a GGUF file does not exist.
     """
     if spec == SMOLLM2:
         return _smollm2()
+    if spec.startswith("hf:"):
+        spec = spec[len("hf:") :]
+        if not spec:
+            raise ConfigError("hf: names no model; write hf:<model folder or hub name>.")
     gguf = spec[len("gguf:") :] if spec.startswith("gguf:") else None
     if gguf is None and spec.endswith(".gguf"):
         gguf = spec
@@ -111,3 +122,29 @@ def load_causal_lm(model: LocalModel, **kwargs: Any) -> Any:
 
     _require_gguf(model)
     return AutoModelForCausalLM.from_pretrained(model.path, **model.pretrained_kwargs(), **kwargs)
+
+
+def load_trainable_causal_lm(model: LocalModel, dtype: Any = None) -> Any:
+    """The model as plain, trainable weights: a GGUF file is read and de-quantised.
+
+    Transformers refuses to train (or save) a model read from GGUF, which keeps the file's
+    quantisation marker: its de-quantised weights are copied into a plain model of the same
+    config.
+
+    Args:
+        model: what ``resolve_local_model`` found.
+        dtype: the weights' dtype (default ``torch.float32``).
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    dtype = dtype or torch.float32
+    read = load_causal_lm(model, dtype=dtype)
+    if model.gguf_file is None:
+        return read
+    if hasattr(read.config, "quantization_config"):
+        del read.config.quantization_config
+    plain = AutoModelForCausalLM.from_config(read.config, dtype=dtype)
+    plain.load_state_dict(read.state_dict(), strict=True)
+    plain.generation_config = read.generation_config
+    return plain

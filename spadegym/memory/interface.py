@@ -60,8 +60,13 @@ class MemoryLike(Protocol):
         *,
         first_observation: str | None = None,
         sandbox: Worker | None = None,
+        start_sandbox: bool = True,
     ) -> Novelty:
-        """Whether ``source`` is a new game or one the memory already holds."""
+        """Whether ``source`` is a new game or one the memory already holds.
+
+        Without ``sandbox`` a fresh worker is started for cross-play unless
+        ``start_sandbox=False`` (static signals only).
+        """
         ...
 
     def find_copy(self, source: str) -> str | None:

@@ -87,8 +87,9 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         dedup: DedupConfig | None = None,
         progress: Progress | None = None,
     ):
-        self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
+        from spadegym.registry.home import make_folder
+
+        self.path = make_folder(path)  # says so when this creates the spadegym home
         self.index_params = index_params or vindex.IndexParams()
         self.dedup = dedup or DedupConfig()
         self.progress = progress

@@ -39,6 +39,7 @@ from spadegym.registry.entry import (
 from spadegym.registry.errors import (
     RegistryError,
 )
+from spadegym.registry.home import make_folder
 from spadegym.registry.index import (
     Index,
     IndexEntry,
@@ -314,7 +315,7 @@ class Registry:
         With ``memory``, the addition is noted in its journal before the folder appears.
         """
         sha = sha256_of(program)
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_folder(self.root)  # says so when this creates the spadegym home
         with locked(self.root):
             clean_leftovers(self.root)
             index = load_index(self.root)

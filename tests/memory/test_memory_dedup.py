@@ -54,7 +54,7 @@ def bases_memory(tmp_path_factory, minilm):
 def check(memory, name, sandboxed):
     source, observation = SOURCES[name], first_observation(SOURCES[name])
     if not sandboxed:
-        return memory.check_novelty(source, first_observation=observation)
+        return memory.check_novelty(source, first_observation=observation, start_sandbox=False)
     with memory.sandbox() as sandbox:  # a worker serves one program: the candidate's own
         return memory.check_novelty(source, first_observation=observation, sandbox=sandbox)
 

@@ -21,8 +21,12 @@ def test_the_protocol_holds_what_its_users_call():
 
 def test_a_changed_signature_is_a_gap(memory):
     class Drifted(EnvironmentMemory):
-        def check_novelty(self, source, *, first_obs=None, sandbox=None):  # renamed keyword
-            return super().check_novelty(source, first_observation=first_obs, sandbox=sandbox)
+        def check_novelty(
+            self, source, *, first_obs=None, sandbox=None, start_sandbox=True
+        ):  # renamed keyword
+            return super().check_novelty(
+                source, first_observation=first_obs, sandbox=sandbox, start_sandbox=start_sandbox
+            )
 
         def near(self, text, k=3):  # another default
             return super().near(text, k)
