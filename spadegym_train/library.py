@@ -31,6 +31,9 @@ class PoolEnv:
         max_turns: the program's limit.
         has_hint: whether the program defines ``hint()``.
         candidate: index of the designer candidate that wrote it (spade mode).
+        difficulty: its ``reset`` difficulty in this pool (curriculum mode); ``None``: the
+            run's ``solver_difficulty``.
+        plays: plain plays this iteration (curriculum mode); ``None``: ``plays_per_env``.
     """
 
     key: str
@@ -40,6 +43,8 @@ class PoolEnv:
     max_turns: int
     has_hint: bool = False
     candidate: int | None = None
+    difficulty: int | None = None
+    plays: int | None = None
 
 
 @dataclass(frozen=True)

@@ -173,3 +173,29 @@ def test_episodes_log_takes_environments_in_turn(tiny, tmp_path):
     off = tiny(mode="fixed", pool_size=3, log_episodes=0, workspace=str(tmp_path / "off"))
     train(off)
     assert not (tmp_path / "off" / "episodes.jsonl").exists()
+
+
+def test_curriculum_mode_plays_what_its_sampler_draws(tiny, tmp_path):
+    envs = ["NumberPick-v0", "SumChoice-v0"]
+    values = {
+        "mode": "curriculum",
+        "env_ids": envs,
+        "pool_size": 3,
+        "plays_per_env": 2,
+        "hint_plays": "never",
+        "curriculum_floor_plays": 4,
+        "curriculum_window": 4,
+        "curriculum_min_plays": 2,
+        "iterations": 2,
+    }
+    history = train(tiny(**values))
+    for metrics in history:
+        assert metrics["solver/episodes"] == 3 * 2  # equal compute: slots x plays
+        for env in envs:
+            level = int(metrics[f"curriculum/{env}/difficulty"])
+            assert f"curriculum/{env}/d{level}/win_rate" in metrics
+            assert 0.0 <= metrics[f"curriculum/{env}/d{level}/floor"] <= 1.0
+    # Resumed from the checkpoint, the curriculum continues where it stood.
+    resumed = train(tiny(**{**values, "workspace": str(tmp_path / "r"), "iterations": 1}))
+    again = train(tiny(**{**values, "workspace": str(tmp_path / "r")}))
+    assert _stable(again[0]) == _stable(history[1]) and len(resumed) == 1
