@@ -110,56 +110,82 @@ def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
     return found
 
 
-def reasoning_gym_outcomes(config, plays: int) -> list[float]:
-    """The run's latest weights on reasoning-gym's task, scored by its ``score_answer``."""
-    import contextlib
+def reasoning_gym_outcomes(run, plays: int, seed: int) -> list[float]:
+    """A run's model on reasoning-gym's task, each reply scored by the task's ``score_answer``.
 
+    The prompt is the task's question under the solver's puzzle system prompt; the answer is
+    the reply's last ``\\boxed{}`` (the whole reply when it has none).
+    """
     import reasoning_gym
 
     from spadegym.play import solver_system_prompt
     from spadegym.program import extract_boxed
-    from spadegym.registry import use_home
-    from spadegym_train import checkpoint as ckpt
-    from spadegym_train.loop import Run, seed_everything
 
     data = reasoning_gym.create_dataset(
-        REASONING_GYM_TASK, size=plays, seed=1000 + config.seed, **REASONING_GYM_ARGS
+        REASONING_GYM_TASK, size=plays, seed=1000 + seed, **REASONING_GYM_ARGS
     )
     entries = list(data)
-    workspace = Path(config.workspace)
-    seed_everything(config.seed)
-    with contextlib.ExitStack() as resources:
-        resources.enter_context(use_home(workspace))
-        run = Run(config, workspace, ckpt.latest_checkpoint(workspace), resources)
-        requests = [
-            [
-                {"role": "system", "content": solver_system_prompt("puzzle")},
-                {"role": "user", "content": entry["question"]},
-            ]
-            for entry in entries
-        ]
-        replies = run.solver.respond(requests)
+    system = {"role": "system", "content": solver_system_prompt("puzzle")}
+    requests = [[system, {"role": "user", "content": e["question"]}] for e in entries]
+    replies = run.solver.respond(requests)
     answers = [extract_boxed(r.text) or r.text.strip() for r in replies]
     return [float(data.score_answer(a, e)) for a, e in zip(answers, entries, strict=True)]
 
 
-def transfer(config, plays: int) -> dict[str, list[float]]:
-    """Outcomes on the three transfer tasks (none of them trained on)."""
-    from spadegym_train.loop import evaluate_run
+def evaluate_arm(
+    config, envs: list[str], plays: int, transfer_plays: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """An arm's latest weights (the base model before any checkpoint), loaded once.
 
-    found: dict[str, list[float]] = {}
-    same = dataclasses.replace(config, mode="fixed", env_ids=[TRANSFER_SAME_FORMAT], eval_envs=1)
-    found.update(evaluate_run(same, plays))
-    other = dataclasses.replace(
+    Returns:
+        ``(finals, transfer)``: environment -> outcomes on the held-out seeds of the training
+        environments, and task -> outcomes on the transfer tasks (empty without plays).
+    """
+    import contextlib
+
+    from spadegym.registry import use_home
+    from spadegym_train import checkpoint as ckpt
+    from spadegym_train.loop import Run, seed_everything
+
+    moved = [TRANSFER_SAME_FORMAT, TRANSFER_OTHER_FORMAT] if transfer_plays else []
+    wide = dataclasses.replace(
         config,
         mode="fixed",
-        env_ids=[TRANSFER_OTHER_FORMAT],
-        eval_envs=1,
-        max_episode_turns=TRANSFER_TOOL_TURNS,
+        env_ids=[*envs, *moved],
+        eval_envs=len(envs) + len(moved),
+        max_episode_turns=max(config.max_episode_turns, TRANSFER_TOOL_TURNS),
     )
-    found.update(evaluate_run(other, plays))
-    found[f"reasoning_gym/{REASONING_GYM_TASK}"] = reasoning_gym_outcomes(config, plays)
-    return found
+    workspace = Path(config.workspace)
+    workspace.mkdir(parents=True, exist_ok=True)
+    seed_everything(config.seed)
+
+    def outcomes(episodes) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
+        for episode in episodes:
+            found.setdefault(episode.spec.env_key, []).append(episode.win_rate)
+        return found
+
+    with contextlib.ExitStack() as resources:
+        resources.enter_context(use_home(workspace))
+        run = Run(wide, workspace, ckpt.latest_checkpoint(workspace), resources)
+        everything = run.eval_pool
+        # The training environments keep the turn limit they were trained with.
+        run.eval_pool = [
+            replace_turns(e, config.max_episode_turns) for e in everything if e.key in envs
+        ]
+        finals = outcomes(run.evaluation_episodes(plays))
+        transfer: dict[str, list[float]] = {}
+        if transfer_plays:
+            run.eval_pool = [e for e in everything if e.key in moved]
+            transfer = outcomes(run.evaluation_episodes(transfer_plays))
+            task = f"reasoning_gym/{REASONING_GYM_TASK}"
+            transfer[task] = reasoning_gym_outcomes(run, transfer_plays, config.seed)
+    return finals, transfer
+
+
+def replace_turns(env, turns: int):
+    """A pool entry limited to ``turns`` turns (never more than the program's own limit)."""
+    return dataclasses.replace(env, max_turns=min(env.max_turns, turns))
 
 
 SMOOTHING = 4
@@ -246,7 +272,7 @@ def main() -> None:
     if unknown or not arms:
         parser.error(f"--arms {args.arms!r}: choose from {', '.join(ARMS)}")
     from spadegym_train.config import load_config
-    from spadegym_train.loop import evaluate_run, train
+    from spadegym_train.loop import train
 
     started = time.perf_counter()
     out = args.out / f"seed{args.seed}"
@@ -274,18 +300,18 @@ def main() -> None:
     base_config = dataclasses.replace(
         first, mode="fixed", learning_rate=0.0, workspace=str(out / "base")
     )
-    before = evaluate_run(base_config, args.eval_plays)  # no checkpoint: the base model
-    print(f"base model: {json.dumps(summary(before))}", flush=True)
     finals, moved = {}, {}
+    # No checkpoint: the base model.
+    before, moved["base"] = evaluate_arm(base_config, envs, args.eval_plays, args.transfer_plays)
+    print(f"base model: {json.dumps(summary(before))}", flush=True)
     for arm in arms:
         train(configs[arm])
-        finals[arm] = evaluate_run(configs[arm], args.eval_plays)
+        finals[arm], moved[arm] = evaluate_arm(
+            configs[arm], envs, args.eval_plays, args.transfer_plays
+        )
         print(f"{arm}: {json.dumps(summary(finals[arm]))}", flush=True)
         print(f"{arm} plays: {json.dumps(finals[arm])}", flush=True)
-    if args.transfer_plays:
-        for arm in ["base", *arms]:
-            moved[arm] = transfer(configs.get(arm, base_config), args.transfer_plays)
-            print(f"transfer {arm}: {json.dumps(summary(moved[arm]))}", flush=True)
+    moved = {arm: found for arm, found in moved.items() if found}
     plays = {
         "before": before,
         "finals": finals,
