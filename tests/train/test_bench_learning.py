@@ -70,3 +70,27 @@ def test_curriculum_and_transfer_differences(bench):
     assert result["curriculum_minus_fixed"] == 0.25
     assert result["transfer"]["reasoning_gym/chain_sum"]["trained"] == [1.0, 0.0]
     assert result["transfer_trained_minus_control"]["NextInLine-v0"][0] == 0.5
+
+
+def test_the_figure_draws_every_arm_and_the_floor(bench, tmp_path):
+    pytest.importorskip("matplotlib")
+    import json
+
+    finals = {
+        "trained": {"A-v0": [1.0] * 8, "B-v0": [0.5] * 8},
+        "curriculum": {"A-v0": [0.5] * 8, "B-v0": [0.5] * 8},
+    }
+    result = bench.report(CONFIG, list(finals), BEFORE, finals, _floors(0.5, 0.5), {})
+    workspaces = {}
+    for arm in finals:
+        workspace = tmp_path / arm
+        workspace.mkdir()
+        lines = [
+            {"iteration": k, "solver/win_rate": 0.1 * k, "solver/eval_win_rate": 0.2}
+            for k in range(3)
+        ]
+        text = "".join(json.dumps(line) + "\n" for line in lines)
+        (workspace / "metrics.jsonl").write_text(text, encoding="utf-8")
+        workspaces[arm] = workspace
+    bench.plot_learning(tmp_path / "curve.png", workspaces, result)
+    assert (tmp_path / "curve.png").stat().st_size > 10_000
