@@ -4,7 +4,8 @@
    designer's candidates (written at the previous window's end, or now for the first) are
    validated, deduplicated and registered, and failed slots are written again from fresh
    documents, up to ``design_attempts`` attempts; in ``fixed`` mode a pool is drawn from the
-   registry.
+   registry; in ``curriculum`` mode the curriculum draws (environment, difficulty) slots by
+   the solver's recent plays, and learns from this iteration's plays after step 3.
 2. The solver plays every pool environment K times without a hint and, at regeneration
    iterations (``hint_plays``), K times with one (the hinter's, or the program's own).
 3. Outcomes, as win rates, go to the memory and to the designer's window.
