@@ -94,3 +94,24 @@ def test_the_figure_draws_every_arm_and_the_floor(bench, tmp_path):
         workspaces[arm] = workspace
     bench.plot_learning(tmp_path / "curve.png", workspaces, result)
     assert (tmp_path / "curve.png").stat().st_size > 10_000
+
+
+def test_reasoning_gym_replies_are_scored_by_the_task_itself(bench):
+    pytest.importorskip("reasoning_gym")
+    import re
+
+    from spadegym.play import Reply
+
+    class Solver:
+        """Works each sum out and boxes it, except for the first question."""
+
+        def respond(self, requests):
+            replies = []
+            for k, messages in enumerate(requests):
+                a, sign, b = re.search(r"(-?\d+) ([+-]) (\d+) =", messages[-1]["content"]).groups()
+                value = int(a) + int(b) if sign == "+" else int(a) - int(b)
+                replies.append(Reply(f"So \\boxed{{{value + (k == 0)}}}"))
+            return replies
+
+    outcomes = bench.reasoning_gym_outcomes(SimpleNamespace(solver=Solver()), 6, seed=1)
+    assert outcomes == [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
