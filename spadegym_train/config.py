@@ -20,7 +20,7 @@ from spadegym import contract
 from spadegym.contract import SKILLS
 from spadegym.errors import ConfigError
 
-MODES = ("spade", "fixed")
+MODES = ("spade", "fixed", "curriculum")
 HINT_SOURCES = ("hinter", "program")
 HINT_PLAYS = ("regeneration", "iteration", "never")
 LOSS_AGGREGATIONS = ("token_mean", "role_mean")
@@ -39,7 +39,9 @@ class TrainConfig:
     # -- run ------------------------------------------------------------------------------
     mode: str = "spade"
     """``"spade"``: the designer regenerates the environment pool and is trained by its reward;
-    ``"fixed"``: the solver trains on registry environments only (the paper's baseline)."""
+    ``"fixed"``: the solver trains on registry environments only (the paper's baseline);
+    ``"curriculum"``: on registry environments chosen, and moved between difficulties, by the
+    solver's recent plays (``spadegym_train.curriculum``; the ``curriculum_*`` fields)."""
 
     iterations: int = 400
     """Training iterations (rollouts) to run; the paper runs 400."""
@@ -374,6 +376,36 @@ class TrainConfig:
     """Episodes per iteration written whole to ``episodes.jsonl`` (what the solver saw and
     replied, the outcome), one environment after another; 0 writes none."""
 
+    # -- curriculum mode (spadegym_train.curriculum) ----------------------------------------
+    curriculum_signal: str = "learnability"
+    """The priority of an (environment, difficulty) pair, from its recent plays: a designer
+    reward's name (``learnability``, ``spice_variance``, ``regret`` (needs hint plays),
+    ``spade_blend``)."""
+
+    curriculum_window: int = 32
+    """Recent plays per pair that the priority and the mastery test read."""
+
+    curriculum_min_plays: int = 16
+    """Plays at a pair, since it became active, before its difficulty may move."""
+
+    curriculum_mastery: float = 0.6
+    """Chance-adjusted win rate at or above which an environment's difficulty goes up."""
+
+    curriculum_failure: float = 0.0
+    """Chance-adjusted win rate at or below which it goes down (0: no better than chance)."""
+
+    curriculum_explore: float = 0.1
+    """Share of the sampling probability spread evenly over the environments."""
+
+    curriculum_start: int = 1
+    """Every environment's first difficulty."""
+
+    curriculum_top: int = 5
+    """The highest difficulty the curriculum raises an environment to."""
+
+    curriculum_floor_plays: int = 32
+    """Seeds on which each pair's chance floor (the best shortcut's score) is measured."""
+
     def __post_init__(self) -> None:
         _check_types(self)
         if self.hint_source is None:
@@ -476,6 +508,14 @@ class TrainConfig:
         unknown = [s for s in self.skills if not s or not isinstance(s, str)]
         if unknown or not self.skills:
             raise ConfigError(f"skills={self.skills!r} must be a non-empty list of names.")
+        if self.mode == "curriculum":
+            from spadegym_train.curriculum import settings_from_config
+
+            settings_from_config(self)  # raises on a bad curriculum_* value
+            if self.curriculum_floor_plays < 1:
+                raise ConfigError(
+                    f"curriculum_floor_plays={self.curriculum_floor_plays} must be at least 1."
+                )
 
 
 def _check_difficulty(name: str, value: Any, allow_random: bool = False) -> None:

@@ -34,6 +34,9 @@ class PoolEnv:
         floor: its chance floor (``spadegym.validation.floor``): from its validation report
             for a designed program, from its manifest for a library one; ``None`` when not
             measured (and for two-player games).
+        difficulty: its ``reset`` difficulty in this pool (curriculum mode); ``None``: the
+            run's ``solver_difficulty``.
+        plays: plain plays this iteration (curriculum mode); ``None``: ``plays_per_env``.
     """
 
     key: str
@@ -44,6 +47,8 @@ class PoolEnv:
     has_hint: bool = False
     candidate: int | None = None
     floor: float | None = None
+    difficulty: int | None = None
+    plays: int | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@
    designer's candidates (written at the previous window's end, or now for the first) are
    validated, deduplicated and registered, and failed slots are written again from fresh
    documents, up to ``design_attempts`` attempts; in ``fixed`` mode a pool is drawn from the
-   registry.
+   registry; in ``curriculum`` mode the curriculum draws (environment, difficulty) slots by
+   the solver's recent plays, and learns from this iteration's plays after step 3.
 2. The solver plays every pool environment K times without a hint and, at regeneration
    iterations (``hint_plays``), K times with one (the hinter's, or the program's own).
 3. Outcomes, as win rates, go to the memory and to the designer's window. A program the
@@ -50,6 +51,12 @@ from spadegym_train.advantages import (
     solver_advantages,
 )
 from spadegym_train.config import TrainConfig
+from spadegym_train.curriculum import (
+    Curriculum,
+    curriculum_pool,
+    record_plays,
+    settings_from_config,
+)
 from spadegym_train.design import (
     Candidate,
     Validated,
@@ -66,6 +73,7 @@ from spadegym_train.design import (
 from spadegym_train.design_prompts import prompt_budget_problem
 from spadegym_train.engines import make_engine
 from spadegym_train.episodes import engine_solver, open_episode_pool
+from spadegym_train.floors import floor_measurer
 from spadegym_train.hinter import make_hinter
 from spadegym_train.library import LibraryEnv, PoolEnv, describe, select_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
@@ -216,6 +224,7 @@ class Run:
         self.sampler.setstate(self.state.sampler)
         self.sandbox = open_episode_pool(config.executor, config.sandbox_workers)
         resources.callback(self.sandbox.close)
+        self.curriculum = self.open_curriculum() if config.mode == "curriculum" else None
         # The evaluation programs are loaded once, now, rather than at every evaluation.
         self.eval_pool = self.evaluation_pool(eval_envs) if config.eval_interval else []
         self.pending: concurrent.futures.Future | None = None
@@ -244,6 +253,11 @@ class Run:
         episodes = self.play(it, with_hints, watch)
         # 3. Outcomes: the memory's statistics and the designer's window.
         metrics.update(self.record(episodes, it))
+        if self.curriculum is not None:  # the curriculum learns from the same plays
+            with watch("curriculum"):
+                record_plays(self.curriculum, state.pool, episodes)
+                metrics.update(self.curriculum.metrics())
+            state.curriculum = self.curriculum.state_dict()
         # 4. Solver advantages.
         samples, trajectories = self.solver_samples(episodes)
         # 5. Designer rewards, only at a window's end (so updates do not depend on where a
@@ -279,6 +293,28 @@ class Run:
             ckpt.save_checkpoint(self.workspace, state, self.policy, self.optimizer, self.memory)
         return metrics
 
+    def open_curriculum(self) -> Curriculum:
+        """``mode=curriculum``'s sampler over the training environments, restored on resume.
+
+        Each (environment, difficulty) floor is measured on seeds of an iteration training
+        never plays (-3), the first time the pair becomes active.
+        """
+        config = self.config
+        self.curriculum_envs = describe(self.sandbox, self.train_envs)
+
+        def seeds(key: str) -> list[int]:
+            count = config.curriculum_floor_plays
+            return [episode_seed(config.seed, -3, key, k) for k in range(count)]
+
+        measure = floor_measurer(
+            self.curriculum_envs, self.sandbox, seeds, config.max_episode_turns
+        )
+        curriculum = Curriculum(
+            [env.key for env in self.curriculum_envs], settings_from_config(config), measure
+        )
+        curriculum.load_state_dict(self.state.curriculum)
+        return curriculum
+
     def discard_pending(self) -> None:
         """Kill the sandboxes of a background validation no window took (the run ended)."""
         if self.pending is not None and self.pending.done() and not self.pending.exception():
@@ -290,6 +326,17 @@ class Run:
         """The window's pool: the designer's accepted programs, or a draw from the registry."""
         config, state = self.config, self.state
         metrics: dict[str, float] = {}
+        if self.curriculum is not None:
+            with watch("curriculum"):
+                state.pool = curriculum_pool(
+                    self.curriculum,
+                    self.curriculum_envs,
+                    config.pool_size,
+                    config.plays_per_env,
+                    self.sampler,
+                )
+            state.regeneration += 1
+            return metrics
         if not self.spade:
             with watch("validation"):
                 chosen = self.sampler.sample(
@@ -421,13 +468,15 @@ class Run:
     ) -> list[EpisodeSpec]:
         """K plain plays per environment, and K hint plays on the same seeds when asked."""
         config = self.config
-        options = {"difficulty": config.solver_difficulty} if config.solver_difficulty else None
         source = config.hint_source
         specs = []
         for env in pool:
+            difficulty = env.difficulty or config.solver_difficulty
+            options = {"difficulty": difficulty} if difficulty else None
             turns = min(env.max_turns, config.max_episode_turns)
+            count = plays if env.plays is None else env.plays
             seeds = [
-                episode_seed(config.seed, iteration, env.key, k, evaluation) for k in range(plays)
+                episode_seed(config.seed, iteration, env.key, k, evaluation) for k in range(count)
             ]
             specs += [EpisodeSpec(env.key, env.source, s, options, turns) for s in seeds]
             if with_hints and (source == "hinter" or env.has_hint):

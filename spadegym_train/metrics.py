@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-PREFIXES = ("designer/", "solver/", "validate/", "loss/", "time/")
+PREFIXES = ("designer/", "solver/", "validate/", "loss/", "time/", "curriculum/")
 
 
 class MetricsLogger:

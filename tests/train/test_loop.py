@@ -188,3 +188,29 @@ def test_hint_plays_are_matched_with_the_plain_plays_of_their_seeds():
     # Seed 2's hint was rejected (dropped, so absent); seed 9 has no plain twin.
     hinted = [play(3, 1.0), play(1, 1.0), play(9, 1.0)]
     assert paired_plays(plain, hinted) == ([1.0, 1.0], [0.0, 0.0])
+
+
+def test_curriculum_mode_plays_what_its_sampler_draws(tiny, tmp_path):
+    envs = ["NumberPick-v0", "SumChoice-v0"]
+    values = {
+        "mode": "curriculum",
+        "env_ids": envs,
+        "pool_size": 3,
+        "plays_per_env": 2,
+        "hint_plays": "never",
+        "curriculum_floor_plays": 4,
+        "curriculum_window": 4,
+        "curriculum_min_plays": 2,
+        "iterations": 2,
+    }
+    history = train(tiny(**values))
+    for metrics in history:
+        assert metrics["solver/episodes"] == 3 * 2  # equal compute: slots x plays
+        for env in envs:
+            level = int(metrics[f"curriculum/{env}/difficulty"])
+            assert f"curriculum/{env}/d{level}/win_rate" in metrics
+            assert 0.0 <= metrics[f"curriculum/{env}/d{level}/floor"] <= 1.0
+    # Resumed from the checkpoint, the curriculum continues where it stood.
+    resumed = train(tiny(**{**values, "workspace": str(tmp_path / "r"), "iterations": 1}))
+    again = train(tiny(**{**values, "workspace": str(tmp_path / "r")}))
+    assert _stable(again[0]) == _stable(history[1]) and len(resumed) == 1

@@ -1,0 +1,117 @@
+"""``benchmarks/bench_learning.py``'s verdict: floors, the best rival, curriculum and transfer."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from spadegym_train.floors import Floor
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_learning.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_learning", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CONFIG = SimpleNamespace(seed=1, model="smollm2", iterations=12, learning_rate=1e-3)
+BEFORE = {"A-v0": [0.0] * 8, "B-v0": [0.0] * 8}
+
+
+def _floors(a, b):
+    return {
+        "A-v0": Floor("A-v0", 1, "a random listed option", a, (a,) * 8),
+        "B-v0": Floor("B-v0", 1, "the first number of the observation", b, (b,) * 8),
+    }
+
+
+def test_the_floor_is_the_rival_when_it_beats_the_control(bench):
+    finals = {
+        "trained": {"A-v0": [1.0] * 8, "B-v0": [1.0, 0.0] * 4},
+        "control": {"A-v0": [0.0] * 8, "B-v0": [0.0] * 8},
+    }
+    result = bench.report(CONFIG, ["trained", "control"], BEFORE, finals, _floors(0.5, 0.5), {})
+    assert result["win_rate_floor"] == 0.5 and result["per_env_floor"] == {"A-v0": 0.5, "B-v0": 0.5}
+    assert result["best_rival"] == "floor"
+    assert result["difference_vs_best_rival"] == 0.25
+    assert result["above_floor_everywhere"] is True
+    assert result["per_env_trained_adjusted"] == {"A-v0": 1.0, "B-v0": 0.0}
+    assert result["difference"] == 0.75 and result["stderr_paired"] > 0
+
+
+def test_below_the_floor_on_one_environment_misses_the_target(bench):
+    finals = {
+        "trained": {"A-v0": [1.0] * 8, "B-v0": [0.0] * 8},
+        "control": {"A-v0": [0.0] * 8, "B-v0": [0.0] * 8},
+    }
+    result = bench.report(CONFIG, ["trained", "control"], BEFORE, finals, _floors(0.1, 0.1), {})
+    assert result["above_floor_everywhere"] is False
+    assert result["target_met"] is False
+
+
+def test_curriculum_and_transfer_differences(bench):
+    finals = {
+        "trained": {"A-v0": [0.5] * 8, "B-v0": [0.5] * 8},
+        "control": {"A-v0": [0.0] * 8, "B-v0": [0.0] * 8},
+        "curriculum": {"A-v0": [1.0] * 8, "B-v0": [0.5] * 8},
+    }
+    moved = {
+        arm: {"NextInLine-v0": [value, 0.0], "reasoning_gym/chain_sum": [value, value]}
+        for arm, value in (("base", 0.0), ("trained", 1.0), ("control", 0.0), ("curriculum", 1.0))
+    }
+    result = bench.report(CONFIG, list(finals), BEFORE, finals, _floors(0.2, 0.2), moved)
+    assert result["curriculum_minus_fixed"] == 0.25
+    assert result["transfer"]["reasoning_gym/chain_sum"]["trained"] == [1.0, 0.0]
+    assert result["transfer_trained_minus_control"]["NextInLine-v0"][0] == 0.5
+
+
+def test_the_figure_draws_every_arm_and_the_floor(bench, tmp_path):
+    pytest.importorskip("matplotlib")
+    import json
+
+    finals = {
+        "trained": {"A-v0": [1.0] * 8, "B-v0": [0.5] * 8},
+        "curriculum": {"A-v0": [0.5] * 8, "B-v0": [0.5] * 8},
+    }
+    result = bench.report(CONFIG, list(finals), BEFORE, finals, _floors(0.5, 0.5), {})
+    workspaces = {}
+    for arm in finals:
+        workspace = tmp_path / arm
+        workspace.mkdir()
+        lines = [
+            {"iteration": k, "solver/win_rate": 0.1 * k, "solver/eval_win_rate": 0.2}
+            for k in range(3)
+        ]
+        text = "".join(json.dumps(line) + "\n" for line in lines)
+        (workspace / "metrics.jsonl").write_text(text, encoding="utf-8")
+        workspaces[arm] = workspace
+    bench.plot_learning(tmp_path / "curve.png", workspaces, result)
+    assert (tmp_path / "curve.png").stat().st_size > 10_000
+
+
+def test_reasoning_gym_replies_are_scored_by_the_task_itself(bench):
+    pytest.importorskip("reasoning_gym")
+    import re
+
+    from spadegym.play import Reply
+
+    class Solver:
+        """Works each sum out and boxes it, except for the first question."""
+
+        def respond(self, requests):
+            replies = []
+            for k, messages in enumerate(requests):
+                a, sign, b = re.search(r"(-?\d+) ([+-]) (\d+) =", messages[-1]["content"]).groups()
+                value = int(a) + int(b) if sign == "+" else int(a) - int(b)
+                replies.append(Reply(f"So \\boxed{{{value + (k == 0)}}}"))
+            return replies
+
+    outcomes = bench.reasoning_gym_outcomes(SimpleNamespace(solver=Solver()), 6, seed=1)
+    assert outcomes == [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
