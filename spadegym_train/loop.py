@@ -79,7 +79,13 @@ from spadegym_train.library import LibraryEnv, PoolEnv, describe, select_library
 from spadegym_train.loss import Sample, fill_old_logprobs, make_optimizer, update
 from spadegym_train.metrics import MetricsLogger, Stopwatch, truncate_jsonl
 from spadegym_train.model import compute_dtype, load_policy
-from spadegym_train.rewards import adjusted_rate, designer_reward, mean, regret, solve_rate
+from spadegym_train.rewards import (
+    adjusted_rate,
+    designer_reward,
+    mean,
+    regret_of_plays,
+    solve_rate,
+)
 
 EVAL_SEEDS = 2**30
 """Training plays draw seeds below this and evaluations at or above it, so ``eval_split=seeds``
@@ -119,9 +125,9 @@ def _designer_metrics(
         "designer/reward": mean(rewards),
         "designer/candidates": float(len(scored)),
         "designer/valid_rate": mean([1.0 if c.valid else 0.0 for c in scored]),
-        "designer/regret": mean([regret(c.matched, c.hint) for c in played]),
+        "designer/regret": mean([regret_of_plays(c.matched, c.hint) for c in played]),
         "designer/regret_adjusted": mean(
-            [regret(c.matched, c.hint, floor=c.floor, adjusted=True) for c in played]
+            [regret_of_plays(c.matched, c.hint, floor=c.floor, adjusted=True) for c in played]
         ),
         "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
         "designer/solver_win_rate_adjusted": mean(

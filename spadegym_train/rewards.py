@@ -86,7 +86,7 @@ def skill_rate(outcomes: Sequence[float], floor: float | None) -> float:
     return rate if rate > CHANCE_MARGIN * error else 0.0
 
 
-def regret(
+def regret_of_plays(
     plain: Sequence[float],
     hint: Sequence[float],
     *,
@@ -148,7 +148,9 @@ def spade_blend(
     ``matched`` (the plain plays of the same iteration and seeds; ``None``: ``plain``).
     """
     rate = skill_rate(plain, floor) if adjusted else mean(plain)
-    gain = regret(plain if matched is None else matched, hint, floor=floor, adjusted=adjusted)
+    gain = regret_of_plays(
+        plain if matched is None else matched, hint, floor=floor, adjusted=adjusted
+    )
     return 0.6 * plateau(rate) + 0.4 * min(1.0, max(0.0, gain / 0.15))
 
 
@@ -195,7 +197,7 @@ def learnability(
 
 
 DESIGNER_REWARDS: dict[str, Callable[..., float]] = {
-    "regret": regret,
+    "regret": regret_of_plays,
     "spade_blend": spade_blend,
     "spice_variance": spice_variance,
     "learnability": learnability,
@@ -241,5 +243,7 @@ def designer_reward(
     if name == "spade_blend":
         return spade_blend(plain, hint, floor=floor, adjusted=adjusted, matched=matched)
     if name == "regret":
-        return regret(plain if matched is None else matched, hint, floor=floor, adjusted=adjusted)
+        return regret_of_plays(
+            plain if matched is None else matched, hint, floor=floor, adjusted=adjusted
+        )
     return DESIGNER_REWARDS[name](plain, hint, floor=floor, adjusted=adjusted)

@@ -69,7 +69,7 @@ class _Replayer:
             if len(solution) != 1:
                 return obs, solution, False
             _, _, terminated, _, info = env.step(solution[0])
-            return obs, solution, terminated and info.get("episode_outcome") == 1.0
+            return obs, solution, terminated and contract.is_solved(info.get("episode_outcome"))
 
     def ends_after_one_reply(self, program: Program, seed: int, difficulty: int | None) -> bool:
         """Whether an empty reply on this instance ends the episode at the first step."""

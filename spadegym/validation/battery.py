@@ -284,7 +284,9 @@ def judge_novelty(report: ValidationReport, memory: MemoryLike) -> None:
     """
     started = time.perf_counter()
     novelty = memory.check_novelty(
-        report.program, first_observation=report.properties.first_observation
+        report.program,
+        first_observation=report.properties.first_observation,
+        start_sandbox=False,  # static here; the registry's add plays cross-play in a sandbox
     )
     report.properties = dataclasses.replace(
         report.properties, novelty=Novelty(novelty.nearest_id, novelty.similarity)

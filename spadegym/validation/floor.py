@@ -7,12 +7,12 @@ stages, so the common case stays cheap and the verdict is read on seeds no choic
 2. **Promote**: shortcuts whose screen mean or solved share reaches ``PROMOTE_AT``, and the
    random listed option always, play the rest of the first ``shortcut_seeds`` seeds. The
    best mean is the candidate for the floor, the best solved share the one for rejection.
-3. **Confirm**: both play ``shortcut_seeds`` fresh seeds. The best's mean there is the chance
+3. **Confirm**: both play ``2 * shortcut_seeds`` fresh seeds. The best's mean there is the chance
    floor (a fresh sample, so the max over many shortcuts does not inflate it), and the program
    is rejected when the other solves ``shortcut_threshold`` of all the instances it played.
 
-Why 0.8 of at least 2 x 16 instances: a legitimate binary game (one try, p = 0.5) has a
-shortcut solve 80% of 32 instances with probability below 1e-3, while a shortcut that wins
+Why 0.8 of at least 3 x 16 instances: a legitimate binary game (one try, p = 0.5) has a
+shortcut solve 80% of 48 instances with probability below 1e-4, while a shortcut that wins
 nine instances in ten is rejected almost always; a weaker one still shows in the floor, which
 every reward and benchmark subtracts. Partial credit earned without playing (an even spread
 that scores 0.9 of the best allocation) is not rejected, but it is the floor: a solver must
@@ -331,7 +331,9 @@ def check_shortcuts(ctx: Context) -> str | None:
         return None  # a game against an opponent has no floor of this kind
     template = reply_template(ctx.solved[0].solution)
     family = shortcut_family(template, cfg.shortcut_turns)
-    seeds = shortcut_seeds(ctx.code, 2 * cfg.shortcut_seeds)
+    # Twice as many fresh seeds confirm: the floor's standard error is then about 0.07, where
+    # a floor read too low lets chance pass for skill in every reward that subtracts it.
+    seeds = shortcut_seeds(ctx.code, 3 * cfg.shortcut_seeds)
     first, fresh = seeds[: cfg.shortcut_seeds], seeds[cfg.shortcut_seeds :]
     screen = play_shortcuts(ctx, family, first[:SCREEN_SEEDS], template)
     plays = [screen]

@@ -12,7 +12,7 @@ from spadegym_train.rewards import (
     designer_reward,
     learnability,
     plateau,
-    regret,
+    regret_of_plays,
     spade_blend,
     spice_variance,
 )
@@ -22,9 +22,9 @@ WINS_4_OF_10 = [1.0] * 4 + [0.0] * 6
 
 
 def test_regret_is_floored_at_zero_and_zero_without_hint_plays():
-    assert regret(WINS_3_OF_10, WINS_4_OF_10) == pytest.approx(0.1)
-    assert regret(WINS_4_OF_10, WINS_3_OF_10) == 0.0
-    assert regret(WINS_3_OF_10, []) == 0.0
+    assert regret_of_plays(WINS_3_OF_10, WINS_4_OF_10) == pytest.approx(0.1)
+    assert regret_of_plays(WINS_4_OF_10, WINS_3_OF_10) == 0.0
+    assert regret_of_plays(WINS_3_OF_10, []) == 0.0
 
 
 def test_plateau_is_flat_in_the_band_and_ramps_over_a_quarter():
