@@ -379,6 +379,7 @@ def evaluate(
     workers: int | None = None,
     sandbox: Any = None,
     progress: Callable[[str], None] | bool | None = None,
+    on_episode: Callable[[Any], None] | None = None,
 ) -> EvalReport:
     """Play registered environments with ``llm`` as the solver and measure hint regret.
 
@@ -403,6 +404,7 @@ def evaluate(
         workers: sandbox workers (default: up to 2, one per core).
         sandbox: the ``SandboxConfig`` of the workers.
         progress: a callable given one line per finished environment, or True for stderr.
+        on_episode: called with each ``spadegym.play.Episode`` as it ends (a counter).
 
     Returns:
         An ``EvalReport``.
@@ -451,7 +453,9 @@ def evaluate(
                 for hinted in conditions
                 for k in range(episodes)
             ]
-            played = play_episodes(specs, pool, solver, history_turns=history_turns)
+            played = play_episodes(
+                specs, pool, solver, history_turns=history_turns, on_episode=on_episode
+            )
             hints = _has_hint(pool, group)
             for target, has_hint in zip(group, hints, strict=True):
                 mine = [e for e in played if e.spec.env_key == target.env_id]

@@ -433,6 +433,7 @@ def play_episodes(
     history_turns: int | None = DEFAULT_HISTORY_TURNS,
     hinter: Hinter | None = None,
     timings: dict[str, float] | None = None,
+    on_episode: Callable[[Episode], None] | None = None,
 ) -> list[Episode]:
     """Play every spec to its end, all episodes advancing together one round at a time.
 
@@ -445,6 +446,8 @@ def play_episodes(
         hinter: writes the hints of specs with ``hint_source="hinter"``.
         timings: if given, ``"env"`` (sandbox) and ``"model"`` (solver and hinter) seconds are
             added to it.
+        on_episode: called with each episode as it ends (progress lines; dropped hint plays,
+            which never start, are not reported).
 
     Returns:
         The episodes, in the order of ``specs``; hint plays without a hint are ``dropped``.
@@ -481,6 +484,8 @@ def play_episodes(
             )
             for live, result in zip(active, results, strict=True):
                 _advance(live, result)
+                if live.done and on_episode is not None:
+                    on_episode(live.episode)
             spent("env", clock)
     finally:
         clock = time.perf_counter()

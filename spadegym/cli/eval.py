@@ -172,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
             memory=memory,
             concurrency=args.concurrency,
             progress=_environment_lines(progress) if progress else False,
+            on_episode=progress.episode_done if progress else None,
         )
     except ConfigError as exc:
         print(f"spadegym eval: {exc}", file=sys.stderr)

@@ -4,9 +4,8 @@
 per environment, so ``ReplyProgress`` wraps the chat backend and counts, as they happen, the
 episodes begun (a request that holds no earlier reply of the model is an episode's first turn)
 and the model's replies. On a terminal one line is rewritten in place; otherwise a line is
-written at the first reply and then at most every ``interval`` seconds. It does not see
-episodes end: ``evaluate`` plays every episode of a group one round at a time and reports
-them per environment.
+written at the first reply and then at most every ``interval`` seconds. ``evaluate`` calls
+``episode_done`` as each episode ends (``on_episode``), which counts it as finished.
 """
 
 from __future__ import annotations
@@ -50,6 +49,7 @@ class ReplyProgress:
         self.started = clock()
         self.last: float | None = None
         self.begun = 0
+        self.finished = 0
         self.replies = 0
         self._lock = threading.Lock()
         self._shown = False
@@ -68,21 +68,27 @@ class ReplyProgress:
             self._show()
         return replies
 
+    def episode_done(self, episode: Any = None) -> None:
+        """Count one episode as finished (``evaluate``'s ``on_episode``)."""
+        with self._lock:
+            self.finished += 1
+            self._show(force=True)
+
     def line(self) -> str:
         """The counter as text."""
         seconds = int(self.clock() - self.started)
-        begun = f"{self.begun}" if self.episodes is None else f"{self.begun}/{self.episodes}"
+        total = "" if self.episodes is None else f"/{self.episodes}"
         return (
-            f"eval: episodes begun {begun}, model replies {self.replies}, "
-            f"{seconds // 60}m{seconds % 60:02d}s"
+            f"eval: episodes finished {self.finished}{total} (begun {self.begun}), model "
+            f"replies {self.replies}, {seconds // 60}m{seconds % 60:02d}s"
         )
 
-    def _show(self) -> None:
+    def _show(self, force: bool = False) -> None:
         now = self.clock()
         if self.tty:
             self.stream.write("\r" + self.line())
             self._shown = True
-        elif self.last is None or now - self.last >= self.interval:
+        elif force or self.last is None or now - self.last >= self.interval:
             self.stream.write(self.line() + "\n")
             self.last = now
         else:

@@ -21,7 +21,7 @@ class Echo:
         return ["\\boxed{0}"] * n
 
 
-def test_the_counter_counts_episodes_begun_and_replies():
+def test_the_counter_counts_episodes_finished_begun_and_replies():
     now = [0.0]
     stream = io.StringIO()
     progress = ReplyProgress(Echo(), 2, stream=stream, interval=10, clock=lambda: now[0])
@@ -33,9 +33,12 @@ def test_the_counter_counts_episodes_begun_and_replies():
     progress.complete(later)
     now[0] = 75
     progress.complete(later)
+    now[0] = 76
+    progress.episode_done()  # an episode's end is always shown
     assert stream.getvalue().splitlines() == [
-        "eval: episodes begun 1/2, model replies 1, 0m00s",
-        "eval: episodes begun 2/2, model replies 4, 1m15s",
+        "eval: episodes finished 0/2 (begun 1), model replies 1, 0m00s",
+        "eval: episodes finished 0/2 (begun 2), model replies 4, 1m15s",
+        "eval: episodes finished 1/2 (begun 2), model replies 4, 1m16s",
     ]
     assert progress.name == "echo"
 
@@ -60,8 +63,11 @@ def test_eval_with_smollm2_picks_a_short_reply_and_shows_progress(tmp_path, monk
         "spadegym eval: replies stop at 128 new tokens, enough to reason briefly and answer in "
         "\\boxed{}; --max-new-tokens N changes it"
     )
-    assert err[1].startswith("eval: episodes begun 1/16, model replies 1, ")
-    assert [line.split(":")[0] for line in err[2:]] == ids  # then a line per environment
+    assert err[1].startswith("eval: episodes finished 0/16 (begun 1), model replies 1, ")
+    finished = [line for line in err if line.startswith("eval: episodes finished")]
+    assert finished[-1].startswith("eval: episodes finished 16/16 (begun 16)")
+    # and a line per environment
+    assert [line.split(":")[0] for line in err if line.startswith("spade/")] == ids
     assert default_reply_tokens("gguf:x.gguf") == 256
 
 
