@@ -336,15 +336,21 @@ class SandboxWorker(Operations):
                 return [self._failure(requests[0], writing=True)] * len(requests)
         return None
 
-    def receive(self, requests: Sequence[dict], spin: bool = True) -> list[Answer]:
+    def receive(
+        self, requests: Sequence[dict], spin: bool = True, since: float | None = None
+    ) -> list[Answer]:
         """Read one answer per request; after a hard failure the rest come back as lost.
 
         Args:
             requests: the requests sent, in order.
             spin: poll the pipe briefly before sleeping (for one worker on a spare core).
+            since: when the requests were sent (``time.monotonic()``): the first answer's
+                deadline counts from then, so time spent waiting on other workers first is
+                not given to this one again (default: now).
         """
         answers: list[Answer] = []
         limits: dict[Any, tuple[float, int]] = {}  # by what is called: seconds, answer bytes
+        start = since
         for request in requests:
             op = request.get("op")
             limit = limits.get(request.get("m") if op == "call" else op)
@@ -353,7 +359,10 @@ class SandboxWorker(Operations):
                     self.config.deadline(op) + self.config.kill_grace,
                     protocol.answer_limit(request),
                 )
-            frame = self._read_frame(time.monotonic() + limit[0], spin, limit[1])
+            now = time.monotonic()
+            begin = now if start is None else min(start, now)
+            start = None  # later answers: each has its own deadline from the one before
+            frame = self._read_frame(begin + limit[0], spin, limit[1])
             answer = envelope(frame) if frame is not None else None
             if answer is None:
                 if frame is not None:

@@ -60,17 +60,17 @@ def exchange_then(
         requests = [items[p][1] for p in positions]
         generation = worker.generation
         failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
-        sent.append((worker, positions, requests, failed, generation))
+        sent.append((worker, positions, requests, failed, generation, time.monotonic()))
     spin = len(sent) < CORES
     followed = []
     raised: BaseException | None = None
 
-    def read(worker, positions, requests, failed, generation) -> None:
+    def read(worker, positions, requests, failed, generation, sent_at) -> None:
         nonlocal raised
         if failed is not None:
             replies = failed
-        elif isinstance(worker, SandboxWorker):
-            replies = worker.receive(requests, spin=spin)
+        elif isinstance(worker, SandboxWorker):  # deadlines count from the send
+            replies = worker.receive(requests, spin=spin, since=sent_at)
         else:
             replies = worker.exchange(requests)
         followups = []
@@ -92,14 +92,14 @@ def exchange_then(
             replies = worker.send(requests)  # None when sent: the answers are read below
         else:
             replies = worker.exchange(requests)  # in the host: nothing runs meanwhile anyway
-        followed.append((worker, followups, requests, replies))
+        followed.append((worker, followups, requests, replies, time.monotonic()))
 
     for group in _in_answer_order(sent):
         read(*group)
     follow: dict[int, Answer] = {}
-    for worker, followups, requests, replies in followed:
+    for worker, followups, requests, replies, sent_at in followed:
         if replies is None:
-            replies = worker.receive(requests, spin=spin)
+            replies = worker.receive(requests, spin=spin, since=sent_at)
         for (position, _), reply in zip(followups, replies, strict=True):
             follow[position] = reply
     if raised is not None:
@@ -144,6 +144,6 @@ def _in_answer_order(sent: list[tuple]) -> Iterator[tuple]:
 
 def _deadline(group: tuple) -> float:
     """The longest a group's first answer may take: its slowest request's hard deadline."""
-    worker, _, requests, _, _ = group
+    worker, _, requests, _, _, _ = group
     config = worker.config
     return max(config.deadline(r.get("op")) for r in requests) + config.kill_grace

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from spadegym.cli.eval import SMALL_REPLY_TOKENS
 from spadegym.errors import ConfigError
 from spadegym.llm import is_local_spec, llm_from_spec
 from spadegym.llm.local_model import SMOLLM2
@@ -40,7 +41,7 @@ def test_local_specs_are_told_from_servers():
 @pytest.mark.parametrize(
     ("argv", "settings"),
     [
-        (["--llm", "smollm2"], {"seed": 0, "max_new_tokens": 512}),
+        (["--llm", "smollm2"], {"seed": 0, "max_new_tokens": SMALL_REPLY_TOKENS}),
         (
             ["--llm", "gguf:m.gguf", "--seed", "3", "--max-new-tokens", "96"],
             {"seed": 3, "max_new_tokens": 96},
