@@ -366,8 +366,7 @@ def check_shortcuts(ctx: Context) -> str | None:
         floor = confirm.mean(best.name)
         for name in judged:
             judged[name].update(confirm.outcomes[name])
-    _remember(ctx, plays)
-    longest = sorted(ctx.played[-sum(len(p.episodes) for p in plays) :], key=lambda e: -e.turns)
+    longest = sorted(_remember(ctx, plays), key=lambda e: -e.turns)
     problem = _replay(ctx, [e for e in longest if e.error is None][:REPLAYS])
     if problem:
         return problem
@@ -432,16 +431,11 @@ def _replay(ctx: Context, originals: list[Episode]) -> str | None:
     return None
 
 
-def _remember(ctx: Context, plays: list[ShortcutPlay]) -> None:
-    """Hand the transcripts to the later checks (``values`` reads every one)."""
-    seen: set[int] = set()
+def _remember(ctx: Context, plays: list[ShortcutPlay]) -> list[Episode]:
+    """Hand the transcripts to the later checks (``values`` reads every one); the episodes."""
+    added: dict[int, Episode] = {}
     for play in plays:
         for episode in play.episodes:
-            if id(episode) not in seen:
-                seen.add(id(episode))
-                ctx.played.append(episode)
-
-
-def floor_of(facts: dict[str, Any]) -> float | None:
-    """The chance floor validation recorded in its facts, or ``None``."""
-    return facts.get("floor")
+            added.setdefault(id(episode), episode)
+    ctx.played.extend(added.values())
+    return list(added.values())
