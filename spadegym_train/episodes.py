@@ -28,6 +28,7 @@ class EngineSolver:
         max_prompt_tokens: prompt budget (the beginning is cut first).
         max_new_tokens: reply budget per turn.
         template_kwargs: extra ``apply_chat_template`` arguments.
+        temperature: the sampling temperature (``None``: the engine's run temperature).
     """
 
     def __init__(
@@ -38,12 +39,14 @@ class EngineSolver:
         max_prompt_tokens: int,
         max_new_tokens: int,
         template_kwargs: dict[str, Any] | None = None,
+        temperature: float | None = None,
     ):
         self.engine = engine
         self.tokenizer = tokenizer
         self.max_prompt_tokens = max_prompt_tokens
         self.max_new_tokens = max_new_tokens
         self.template_kwargs = template_kwargs
+        self.temperature = temperature
 
     def respond(self, requests: Sequence[list[Message]]) -> list[Reply]:
         """One reply per conversation, sampled in one batch."""
@@ -51,18 +54,24 @@ class EngineSolver:
             encode_chat(self.tokenizer, messages, self.max_prompt_tokens, self.template_kwargs)
             for messages in requests
         ]
-        completions = self.engine.generate(prompts, "solver", self.max_new_tokens)
+        completions = self.engine.generate(prompts, "solver", self.max_new_tokens, self.temperature)
         return [Reply(c.text, c) for c in completions]
 
 
-def engine_solver(config: Any, engine: GenerationEngine, tokenizer: Any) -> EngineSolver:
-    """The solver of a run (``TrainConfig``'s prompt and reply budgets)."""
+def engine_solver(
+    config: Any, engine: GenerationEngine, tokenizer: Any, *, evaluation: bool = False
+) -> EngineSolver:
+    """The solver of a run (``TrainConfig``'s prompt and reply budgets).
+
+    ``evaluation``: the evaluation plays' solver, sampling at ``eval_temperature``.
+    """
     return EngineSolver(
         engine,
         tokenizer,
         max_prompt_tokens=config.max_prompt_tokens,
         max_new_tokens=config.solver_max_new_tokens,
         template_kwargs=config.chat_template_kwargs,
+        temperature=config.eval_temperature if evaluation else None,
     )
 
 

@@ -205,6 +205,7 @@ class Run:
         resources.callback(self.engine.close)
         self.tokenizer = self.policy.tokenizer
         self.solver = engine_solver(config, self.engine, self.tokenizer)
+        self.eval_solver = engine_solver(config, self.engine, self.tokenizer, evaluation=True)
         self.hinter = make_hinter(config, self.engine, self.tokenizer)
         self.logger = MetricsLogger(workspace, config)
         resources.callback(self.logger.close)
@@ -472,7 +473,10 @@ class Run:
     def specs(
         self, pool: list[PoolEnv], iteration: int, plays: int, with_hints: bool, evaluation=False
     ) -> list[EpisodeSpec]:
-        """K plain plays per environment, and K hint plays on the same seeds when asked."""
+        """K plain plays per environment, and K hint plays on the same seeds when asked.
+
+        Training plays share seeds in runs of ``plays_per_seed``; evaluation plays never do.
+        """
         config = self.config
         source = config.hint_source
         specs = []
@@ -481,8 +485,10 @@ class Run:
             options = {"difficulty": difficulty} if difficulty else None
             turns = min(env.max_turns, config.max_episode_turns)
             count = plays if env.plays is None else env.plays
+            shared = 1 if evaluation else config.plays_per_seed
             seeds = [
-                episode_seed(config.seed, iteration, env.key, k, evaluation) for k in range(count)
+                episode_seed(config.seed, iteration, env.key, k // shared, evaluation)
+                for k in range(count)
             ]
             specs += [EpisodeSpec(env.key, env.source, s, options, turns) for s in seeds]
             if with_hints and (source == "hinter" or env.has_hint):
@@ -599,8 +605,10 @@ class Run:
         """
         played = [e for e in episodes if not e.spec.hint_play and e.error is None and e.turns]
         single = [e for e in played if e.num_players == 1]
+        per_seed = self.config.plays_per_seed > 1
         advantages = solver_advantages(
-            [e.outcome[0] for e in single], [e.spec.env_key for e in single]
+            [e.outcome[0] for e in single],
+            [(e.spec.env_key, e.spec.seed) if per_seed else e.spec.env_key for e in single],
         )
         samples = [
             _sample(t.reply.data, a)
@@ -693,7 +701,7 @@ class Run:
         episodes = play_episodes(
             specs,
             self.sandbox,
-            self.solver,
+            self.eval_solver,
             history_turns=self.config.history_turns,
             timings=clock,
         )
