@@ -325,11 +325,11 @@ class EnvBatch:
                     f"environment {k} ({self._slots[k].label}) has no episode "
                     "running; call reset() first (or use autoreset=True)."
                 )
-        owed = {k: self._slots[k].owed for k in chosen if self._slots[k].owed is not None}
-        stepped = [k for k in chosen if k not in owed]
+        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+        owed = {k: self._slots[k].owed for k in chosen if self._slots[k].owed} if next_step else {}
+        stepped = [k for k in chosen if k not in owed] if owed else chosen
         acting = dict(zip(chosen, actions, strict=True))
         obs, rewards, terminated, truncated, infos, fresh = self._step_many(stepped, acting)
-        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
         for k, (seed, new_obs, new_info) in fresh.items():
             if next_step:  # the new episode shows at this instance's next step
                 self._slots[k].owed = (seed, new_obs, new_info)
@@ -350,6 +350,8 @@ class EnvBatch:
                 False,
                 new_info,
             )
+        if indices is None:
+            return obs, rewards, terminated, truncated, infos
         return (
             [obs[k] for k in chosen],
             [rewards[k] for k in chosen],
@@ -362,16 +364,15 @@ class EnvBatch:
         """Step instances ``chosen`` in one exchange, and reset those that end (autoreset).
 
         Returns:
-            ``(obs, rewards, terminated, truncated, infos, fresh)``: dicts by instance of the
-            step's own results, and ``fresh``, the new episodes of the instances that ended,
-            ``{k: (seed, observation, info)}`` (empty without autoreset).
+            ``(obs, rewards, terminated, truncated, infos, fresh)``: lists over every instance
+            (those of ``chosen`` filled) of the step's own results, and ``fresh``, the new
+            episodes of the instances that ended, ``{k: (seed, observation, info)}`` (empty
+            without autoreset).
         """
         live = [k for k in chosen if self._slots[k].error is None]
-        obs: dict[int, str] = {}
-        rewards = dict.fromkeys(chosen, 0.0)
-        terminated = dict.fromkeys(chosen, False)
-        truncated = dict.fromkeys(chosen, False)
-        infos: dict[int, dict] = {}
+        n = len(self._slots)
+        obs, rewards = [""] * n, [0.0] * n
+        terminated, truncated, infos = [False] * n, [False] * n, [{} for _ in range(n)]
         finished: list[int] = []
 
         def settle(k: int, result: StepResult | ProgramError) -> bool:
