@@ -19,10 +19,8 @@ episode's first observation (reward 0, not done) and reset info. The reset itsel
 out in the ending step's exchange, as each worker answers; its answer is held for the next
 step. ``autoreset=False`` (``DISABLED``) leaves resets to the caller.
 
-Seeds follow ``ProgramEnv``'s (Gymnasium's) rule, so a batch plays the episodes that
-``ProgramEnv`` instances reset with the same seeds play: a seeded reset plays its seed and
-seeds the instance's generator (``gymnasium.utils.seeding.np_random``), and every unseeded
-reset, autoresets included, plays the generator's next ``integers(0, 2**31 - 1)``.
+Seeds follow ``ProgramEnv``'s (Gymnasium's) rule (``spadegym.autoreset``), so a batch plays
+the episodes that ``ProgramEnv`` instances reset with the same seeds play.
 
 This is not ``spadegym.play``: ``EnvBatch`` is a vector-environment API (the caller holds the
 loop and sends actions; nothing here prompts a solver or keeps a conversation), the Gymnasium
@@ -37,16 +35,16 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
+from numpy.random import Generator
 
+from spadegym.autoreset import autoreset_mode_of, next_seed, seed_generator
 from spadegym.contract import episode_outcome
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.sandbox import Handle, Pool, SandboxConfig, SandboxPool, StepResult
 from spadegym.sandbox.pool import ResetArgs
 
-__all__ = ["EnvBatch", "autoreset_mode_of", "resolve_program"]
+__all__ = ["EnvBatch", "resolve_program"]
 
 
 def resolve_program(item: str) -> tuple[str, str]:
@@ -100,43 +98,13 @@ def _expect_validated_timings(pool: Pool, envs: Sequence[str]) -> None:
         watchdog.expect(program_digest(source), slowest if type(slowest) is float else None)
 
 
-def autoreset_mode_of(value: bool | str | AutoresetMode) -> AutoresetMode:
-    """The ``AutoresetMode`` that ``value`` names.
-
-    The enum, its name or value in any case (``"next_step"``, ``"SameStep"``), or a bool
-    (True: ``SAME_STEP``, False: ``DISABLED``).
-
-    Raises:
-        SpadegymError: a value that names no mode.
-    """
-    if isinstance(value, bool):
-        return AutoresetMode.SAME_STEP if value else AutoresetMode.DISABLED
-    if isinstance(value, AutoresetMode):
-        return value
-    if isinstance(value, str):
-        key = value.replace("_", "").replace("-", "").lower()
-        for mode in AutoresetMode:
-            if key == mode.value.lower():
-                return mode
-    raise SpadegymError(
-        f"autoreset_mode={value!r} is not a mode: write AutoresetMode.NEXT_STEP, "
-        "AutoresetMode.SAME_STEP (the default) or AutoresetMode.DISABLED, or their names "
-        "'next_step', 'same_step', 'disabled'."
-    )
-
-
-def _draw(slot: _Slot) -> int:
-    """The seed of an unseeded reset: ``ProgramEnv``'s draw from the instance's generator."""
-    return int(slot.rng.integers(0, 2**31 - 1))
-
-
 @dataclass
 class _Slot:
     label: str
     handle: Handle | None
     max_turns: int
     two_player: bool
-    rng: np.random.Generator
+    rng: Generator
     turn: int = 0
     done: bool = True
     error: dict | None = None
@@ -195,7 +163,7 @@ class EnvBatch:
                 if isinstance(handle, ProgramError):
                     continue
                 info = handle.info
-                rng = np.random.default_rng(None if seed is None else [seed, k])
+                rng = seed_generator(None if seed is None else [seed, k])
                 self._slots.append(_Slot(label, handle, info.max_turns, info.num_players == 2, rng))
             if failures:  # a sandbox failure (no worker, a missing layer) stays one
                 first = failures[0]
@@ -258,7 +226,7 @@ class EnvBatch:
         for k, value in zip(chosen, each, strict=True):
             slot = self._slots[k]
             if value is not None:
-                slot.rng = seeding.np_random(value)[0]
+                slot.rng = seed_generator(value)
             elif slot.owed is not None:  # NEXT_STEP drew this reset's seed already
                 value = slot.owed[0]
             slot.owed = None
@@ -277,7 +245,7 @@ class EnvBatch:
         for k in chosen:
             slot = self._slots[k]
             if seeds.get(k) is None:
-                seeds[k] = _draw(slot)
+                seeds[k] = next_seed(slot.rng)
             batch.append((slot.handle, seeds[k], options if options is not None else self.options))
         answers = self.pool.reset_batch(batch)
         return {k: self._after_reset(k, result) for k, result in zip(chosen, answers, strict=True)}
@@ -417,7 +385,7 @@ class EnvBatch:
                 settled.add(k)
                 if not settle(k, result):
                     return None
-                seeds[k] = _draw(self._slots[k])
+                seeds[k] = next_seed(self._slots[k].rng)
                 return seeds[k], self.options
 
             results, resets = self.pool.step_then_reset(batch, reset_if)

@@ -34,6 +34,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from spadegym.autoreset import autoreset_mode_of
 from spadegym.env import (
     action_space,
     check_difficulty,
@@ -42,7 +43,6 @@ from spadegym.env import (
     observation_space,
 )
 from spadegym.errors import SpadegymError
-from spadegym.vector import autoreset_mode_of
 
 __all__ = ["SpadeVectorEnv", "autoreset_mode_of", "make_vector"]
 

@@ -1,4 +1,4 @@
-"""EnvBatch (``spadegym.vector``): autoreset modes, ProgramEnv's seed rule, stepping a subset."""
+"""EnvBatch (``spadegym.vector``): the autoreset modes, ProgramEnv's seed rule, subset steps."""
 
 from __future__ import annotations
 
@@ -10,19 +10,7 @@ from sample_programs import COUNTER
 from spadegym.env import ProgramEnv
 from spadegym.errors import SpadegymError
 from spadegym.sandbox import SandboxConfig, SandboxPool
-from spadegym.vector import EnvBatch, autoreset_mode_of
-
-
-def test_autoreset_modes_are_named_by_enum_name_value_or_bool():
-    assert autoreset_mode_of(AutoresetMode.NEXT_STEP) is AutoresetMode.NEXT_STEP
-    assert autoreset_mode_of("next_step") is AutoresetMode.NEXT_STEP
-    assert autoreset_mode_of("SameStep") is AutoresetMode.SAME_STEP
-    assert autoreset_mode_of("DISABLED") is AutoresetMode.DISABLED
-    assert autoreset_mode_of(True) is AutoresetMode.SAME_STEP
-    assert autoreset_mode_of(False) is AutoresetMode.DISABLED
-    for wrong in ("next", 1, None):
-        with pytest.raises(SpadegymError, match=f"autoreset_mode={wrong!r} is not a mode: write"):
-            autoreset_mode_of(wrong)
+from spadegym.vector import EnvBatch
 
 
 def test_seeds_follow_program_envs_rule():
