@@ -255,7 +255,7 @@ def test_each_autoreset_mode_plays_as_gymnasiums_sync_vector_env(mode):
     n = 4
     ours = SpadeVectorEnv(COUNTER, n, num_workers=2, autoreset_mode=mode)
     theirs = SyncVectorEnv([lambda: ProgramEnv(COUNTER) for _ in range(n)], autoreset_mode=mode)
-    ends, truncations = [], 0
+    ends, truncations, mid_resets = [], 0, []
 
     def both_reset(**kwargs):
         mine, reference = ours.reset(**kwargs), theirs.reset(**kwargs)
@@ -284,13 +284,19 @@ def test_each_autoreset_mode_plays_as_gymnasiums_sync_vector_env(mode):
             truncations += int(mine[3].sum())
             if mode is AutoresetMode.DISABLED and done.any():
                 both_reset(options={"reset_mask": done})
-            elif mode is AutoresetMode.NEXT_STEP and t == 17:  # some hold a reset, some not
-                both_reset()
-            elif mode is AutoresetMode.NEXT_STEP and t == 29:
-                both_reset(options={"reset_mask": np.array([True, False, True, False])})
+            elif mode is AutoresetMode.NEXT_STEP and done.any() and not done.all():
+                # Resets between an end and the next step: the ended instances' resets were
+                # already drawn (and sent); an unseeded reset must play those same seeds.
+                if len(mid_resets) == 0 and t >= 10:
+                    mid_resets.append(t)
+                    both_reset()
+                elif len(mid_resets) == 1 and t >= 25:
+                    mid_resets.append(t)
+                    both_reset(options={"reset_mask": done | (np.arange(n) == n - 1)})
     finally:
         ours.close()
         theirs.close()
     ends = np.array(ends)
     assert ends.sum() > 20 and 0 < truncations < ends.sum()  # terminations and truncations
+    assert len(mid_resets) == (2 if mode is AutoresetMode.NEXT_STEP else 0)
     assert any(row.any() and not row.all() for row in ends)  # instances end at different steps
