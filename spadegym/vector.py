@@ -98,6 +98,10 @@ def _expect_validated_timings(pool: Pool, envs: Sequence[str]) -> None:
         watchdog.expect(program_digest(source), slowest if type(slowest) is float else None)
 
 
+_Owed = tuple[int | None, str, dict]
+"""A reset already made: its seed, observation and info."""
+
+
 @dataclass
 class _Slot:
     label: str
@@ -109,7 +113,7 @@ class _Slot:
     done: bool = True
     error: dict | None = None
     # NEXT_STEP: the episode already begun, (seed, observation, info), owed to the next step.
-    owed: tuple[int, str, dict] | None = None
+    owed: _Owed | None = None
 
 
 class EnvBatch:
@@ -294,7 +298,7 @@ class EnvBatch:
                     "running; call reset() first (or use autoreset=True)."
                 )
         next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
-        owed = {k: self._slots[k].owed for k in chosen if self._slots[k].owed} if next_step else {}
+        owed = {k: o for k in chosen if (o := self._slots[k].owed) is not None} if next_step else {}
         stepped = [k for k in chosen if k not in owed] if owed else chosen
         acting = dict(zip(chosen, actions, strict=True))
         obs, rewards, terminated, truncated, infos, fresh = self._step_many(stepped, acting)
@@ -328,7 +332,9 @@ class EnvBatch:
             [infos[k] for k in chosen],
         )
 
-    def _step_many(self, chosen: list[int], actions: dict[int, str]) -> tuple:
+    def _step_many(
+        self, chosen: list[int], actions: dict[int, str]
+    ) -> tuple[list[str], list[float], list[bool], list[bool], list[dict], dict[int, _Owed]]:
         """Step instances ``chosen`` in one exchange, and reset those that end (autoreset).
 
         Returns:

@@ -17,8 +17,8 @@ other. ``autoreset_mode=`` chooses here (``metadata["autoreset_mode"]`` says whi
 ``options={"reset_mask": ...}``), each played as ``SyncVectorEnv`` plays it; there,
 ``vector_kwargs={"autoreset_mode": ...}`` chooses. ``NEXT_STEP`` costs no extra exchange: the
 reset goes out with the ending step, as the default's does, and its answer waits for the next
-``step``. Seeds follow ``ProgramEnv``'s rule (``EnvBatch``), so the pooled vector and
-``"sync"`` play the same episodes for the same seeds and actions.
+``step``. Seeds follow ``ProgramEnv``'s rule (``spadegym.autoreset``), so the pooled vector
+and ``"sync"`` play the same episodes for the same reset seeds and actions.
 
 Observations are a tuple of strings; actions are a sequence of ``n`` strings. A program that
 fails ends its episode with ``info["error"]`` (``on_error="terminate"``), like every episode
