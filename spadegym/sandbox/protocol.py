@@ -92,7 +92,8 @@ def encode(message: Any) -> bytes:
     """Encode one message as a frame: its length (``HEADER``), then its UTF-8 JSON.
 
     Raises:
-        ValueError, TypeError: the message has no JSON form (``values.json_bytes``).
+        ValueError: a non-finite number, or a circular structure (``values.json_bytes``).
+        TypeError: a value JSON has no form for.
     """
     body = json_bytes(message)
     return HEADER.pack(len(body)) + body
@@ -246,7 +247,8 @@ def request_frames(requests: Sequence[dict]) -> list[bytes]:
     answers an oversized frame with an error).
 
     Raises:
-        ValueError, TypeError: a request has no JSON form.
+        ValueError: a request holds a non-finite number or a circular structure.
+        TypeError: a request holds a value JSON has no form for.
     """
     frame = encode(requests[0] if len(requests) == 1 else {"batch": list(requests)})
     if len(frame) - HEADER_BYTES <= MAX_REQUEST_BYTES or len(requests) == 1:
