@@ -30,9 +30,9 @@ from spadegym.designer.context import draw_context
 from spadegym.designer.prompts import design_messages
 from spadegym.errors import ConfigError, ProgramError
 from spadegym.extract import extract_program
+from spadegym.llm.tokens import encode_chat
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
 from spadegym_train.design_prompts import short_design_messages
-from spadegym_train.engines.base import encode_chat
 from spadegym_train.library import PoolEnv, register
 
 if TYPE_CHECKING:

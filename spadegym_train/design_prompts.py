@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from spadegym.designer.prompts import design_messages
-from spadegym_train.engines.base import encode_chat
+from spadegym.llm.tokens import encode_chat
 
 SHORT_EXAMPLE = '''import random
 
@@ -83,7 +83,7 @@ def prompt_budget_problem(config: Any, tokenizer: Any, corpus: Any) -> str | Non
         messages = short_design_messages(skill, document)
     else:
         messages = design_messages(skill, 3, document)
-    length = len(encode_chat(tokenizer, messages, 10**9, config.chat_template_kwargs))
+    length = len(encode_chat(tokenizer, messages, None, config.chat_template_kwargs))
     if length <= config.max_prompt_tokens:
         return None
     return (

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from spadegym.llm.base import Message
+from spadegym.llm.tokens import encode_chat
 from spadegym.play import Reply
 from spadegym.sandbox import SandboxPool
-from spadegym_train.engines.base import GenerationEngine, encode_chat
+from spadegym_train.engines.base import GenerationEngine
 
 
 class EngineSolver:

@@ -34,8 +34,6 @@ from spadegym.sandbox.answers import (
     StepResult,
     answer_or_error,
     answer_value,
-    call_name,
-    envelope,
 )
 from spadegym.sandbox.config import REQUIRED_LAYERS, WEAK_SANDBOX_ENV, SandboxConfig
 from spadegym.sandbox.launch import worker_environment
@@ -134,10 +132,8 @@ class SandboxWorker(Operations):
         self._write_poll = select.poll()
         self._write_poll.register(self._proc.stdin.fileno(), select.POLLOUT)
         deadline = time.monotonic() + max(self.config.load_timeout, 30.0)
-        hello = envelope(self._read_frame(deadline))
-        value = hello.get("v") if hello is not None else None
-        layers = value.get("layers") if type(value) is dict else None
-        if hello is None or hello["ok"] is not True or not _valid_layers(layers):
+        layers = protocol.read_hello(self._read_frame(deadline))
+        if layers is None:
             code = self.kill()
             raise SandboxError(
                 f"the sandbox worker failed to start ({self.last_failure or code});"
@@ -247,17 +243,18 @@ class SandboxWorker(Operations):
         a large one holding many values before it is decoded (``protocol.few_values``).
         """
         fd = self._proc.stdout.fileno()
+        header = protocol.HEADER_BYTES
         need = None
         spin_until = None if spin else 0.0
         while True:
-            if need is None and len(self._buf) >= 4:
-                (need,) = protocol.HEADER.unpack_from(self._buf)
+            if need is None and len(self._buf) >= header:
+                need = protocol.frame_length(self._buf)
                 if need > limit:
                     self.last_failure = f"a response frame of {need} bytes (the limit is {limit})"
                     return None
-            if need is not None and len(self._buf) >= 4 + need:
-                body = bytes(self._buf[4 : 4 + need])
-                del self._buf[: 4 + need]
+            if need is not None and len(self._buf) >= header + need:
+                body = bytes(self._buf[header : header + need])
+                del self._buf[: header + need]
                 if need > protocol.LARGE_FRAME_BYTES and not protocol.few_values(body):
                     self.last_failure = f"a response frame of {need} bytes holding many values"
                     return None
@@ -326,7 +323,7 @@ class SandboxWorker(Operations):
         if self._proc is None:
             self.start()
         try:
-            frames = _frames(requests)
+            frames = protocol.request_frames(requests)
         except (ValueError, TypeError, RecursionError) as exc:
             raise SandboxError(f"could not encode a request: {exc}") from exc
         longest = max(self.config.deadline(r.get("op")) for r in requests)
@@ -352,18 +349,18 @@ class SandboxWorker(Operations):
         limits: dict[Any, tuple[float, int]] = {}  # by what is called: seconds, answer bytes
         start = since
         for request in requests:
-            op = request.get("op")
-            limit = limits.get(request.get("m") if op == "call" else op)
+            called = protocol.call_name(request)
+            limit = limits.get(called)
             if limit is None:
-                limit = limits[request.get("m") if op == "call" else op] = (
-                    self.config.deadline(op) + self.config.kill_grace,
+                limit = limits[called] = (
+                    self.config.deadline(request.get("op")) + self.config.kill_grace,
                     protocol.answer_limit(request),
                 )
             now = time.monotonic()
             begin = now if start is None else min(start, now)
             start = None  # later answers: each has its own deadline from the one before
             frame = self._read_frame(begin + limit[0], spin, limit[1])
-            answer = envelope(frame) if frame is not None else None
+            answer = protocol.read_answer(frame) if frame is not None else None
             if answer is None:
                 if frame is not None:
                     self.last_failure = "a malformed answer"
@@ -380,7 +377,7 @@ class SandboxWorker(Operations):
 
     def _failure(self, request: dict, writing: bool = False) -> ProgramError:
         """Kill the worker after a hard timeout, a crash or a bad frame; describe what happened."""
-        what = call_name(request)
+        what = protocol.call_name(request)
         reason = self.last_failure
         running = self._proc is not None and self._proc.poll() is None  # killed by us, below
         code = self.kill()
@@ -417,24 +414,6 @@ class SandboxWorker(Operations):
             "killed and will restart.",
             "crash",
         )
-
-
-def _valid_layers(layers: Any) -> bool:
-    return type(layers) is dict and all(
-        type(layer) is dict
-        and type(layer.get("active")) is bool
-        and type(layer.get("detail")) is str
-        for layer in layers.values()
-    )
-
-
-def _frames(requests: Sequence[dict]) -> list[bytes]:
-    """Frames holding ``requests`` in order, each at most ``MAX_REQUEST_BYTES``."""
-    frame = protocol.encode(requests[0] if len(requests) == 1 else {"batch": list(requests)})
-    if len(frame) - protocol.HEADER.size <= protocol.MAX_REQUEST_BYTES or len(requests) == 1:
-        return [frame]
-    half = len(requests) // 2
-    return _frames(requests[:half]) + _frames(requests[half:])
 
 
 Worker = SandboxWorker | InProcessWorker

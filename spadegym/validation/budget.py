@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from spadegym.errors import ProgramError
+from spadegym.sandbox import protocol
 from spadegym.sandbox.pool import Worker
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ class Clock:
             if request["op"] in TIMED_OPS:
                 took = now - last
                 seconds.append(took)
-                if took > budget or type(response) is not dict or response.get("ok") is not True:
+                if took > budget or not protocol.answer_ok(response):
                     self._timeout(response, _describe(request), _deadline(worker, request))
                     self._check(took, _describe(request), cpu)
             last = now
@@ -199,7 +200,11 @@ class Clock:
 
     def _timeout(self, response: dict | ProgramError, what: str, timeout: float) -> None:
         """Stop at a call the worker had to interrupt: it is over any budget, loaded or not."""
-        kind = response.kind if isinstance(response, ProgramError) else response.get("kind")
+        if isinstance(response, ProgramError):
+            kind = response.kind
+        else:
+            error = protocol.answer_error(response)
+            kind = error[0] if error is not None else None
         if kind == "timeout":
             self._stop(
                 f"{what} ran past the {timeout:g} s deadline and was interrupted; "

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from spadegym_train.engines.base import Completion, GenerationEngine, encode_chat
+from spadegym_train.engines.base import Completion, GenerationEngine
 
-__all__ = ["Completion", "GenerationEngine", "encode_chat", "make_engine"]
+__all__ = ["Completion", "GenerationEngine", "make_engine"]
 
 
 def make_engine(config: Any, policy: Any, workspace: str) -> GenerationEngine:
