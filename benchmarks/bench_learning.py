@@ -2,13 +2,16 @@
 
 Arms, trained from the ``small-cpu`` preset for the same iterations on the same seeds:
 ``trained`` (``mode=fixed``: the uniform pool of the preset's environments), ``control`` (the
-same with learning rate 0) and ``curriculum`` (``mode=curriculum``: the same plays per
-iteration, spread and moved between difficulties by ``spadegym_train.curriculum``). Then the
-base model and every arm play the same held-out seeds (seeds training never draws) of the
-training environments at difficulty 1, without hints, and three **transfer** tasks no arm
-trained on: a library environment with the same answer format (``OddWordOut``), one without
-(``CalendarClerk``, a tool task), and reasoning-gym's ``chain_sum`` (written outside this
-project, scored by its own ``score_answer``).
+same with learning rate 0: LoRA starts at zero and never moves, so its weights are the base
+model's bit for bit and its evaluation is the base model's, which the benchmark reuses
+instead of running a training loop that changes nothing) and ``curriculum``
+(``mode=curriculum``: the same plays per iteration, spread and moved between difficulties
+by ``spadegym_train.curriculum``). Then the base model and every arm play the same held-out
+seeds (seeds training never draws) of the training environments at difficulty 1, without
+hints, and three **transfer** tasks no arm trained on: a library environment with the same
+answer format (``OddWordOut``), one without (``CalendarClerk``, a tool task), and
+reasoning-gym's ``chain_sum`` (written outside this project, scored by its own
+``score_answer``).
 
 The **chance floor** of each environment is the best cheap shortcut's score
 (``spadegym_train.floors``): the shortcut is chosen on other seeds and scored on the held-out
@@ -211,8 +214,11 @@ def curves(workspace: Path) -> dict[str, list[tuple[int, float]]]:
     return {"training": smoothed, "evaluation": evaluations}
 
 
-def plot_learning(path: Path, workspaces: dict[str, Path], result: dict) -> None:
-    """Training curves, periodic evaluations, the finals (with 1 s.e.) and the chance floor."""
+def plot_learning(path: Path, workspaces: dict[str, Path | None], result: dict) -> None:
+    """Training curves, periodic evaluations, the finals (with 1 s.e.) and the chance floor.
+
+    ``workspaces``: arm -> its run's workspace, or ``None`` for an arm with no training run.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -221,7 +227,8 @@ def plot_learning(path: Path, workspaces: dict[str, Path], result: dict) -> None
     figure, axis = plt.subplots(figsize=(7.5, 4.5))
     end = result["iterations"] + 0.6
     for k, (arm, workspace) in enumerate(workspaces.items()):
-        colour, run = COLOURS[arm], curves(workspace)
+        colour = COLOURS[arm]
+        run = curves(workspace) if workspace is not None else {"training": [], "evaluation": []}
         if run["training"]:
             xs, ys = zip(*run["training"], strict=True)
             axis.plot(xs, ys, color=colour, label=f"{arm}: training plays, mean of {SMOOTHING}")
@@ -301,27 +308,36 @@ def main() -> None:
         first, mode="fixed", learning_rate=0.0, workspace=str(out / "base")
     )
     finals, moved = {}, {}
+    floor_plays = {key: dataclasses.asdict(floor) for key, floor in floors.items()}
+
+    def save() -> None:  # every outcome so far: a run stopped early keeps what it measured
+        found = {arm: plays for arm, plays in moved.items() if plays}
+        plays = {"before": before, "finals": finals, "transfer": found, "floors": floor_plays}
+        (out / "plays.json").write_text(json.dumps(plays), encoding="utf-8")
+
     # No checkpoint: the base model.
     before, moved["base"] = evaluate_arm(base_config, envs, args.eval_plays, args.transfer_plays)
     print(f"base model: {json.dumps(summary(before))}", flush=True)
+    save()
     for arm in arms:
-        train(configs[arm])
-        finals[arm], moved[arm] = evaluate_arm(
-            configs[arm], envs, args.eval_plays, args.transfer_plays
-        )
+        if arm == "control":
+            # LoRA's B matrices start at zero and a learning rate of 0 never moves them, so
+            # the control's weights are the base model's bit for bit, and its evaluation
+            # (same seeds, same reseeded sampling) is the base model's: no need to train it.
+            finals[arm], moved[arm] = before, moved["base"]
+        else:
+            train(configs[arm])
+            finals[arm], moved[arm] = evaluate_arm(
+                configs[arm], envs, args.eval_plays, args.transfer_plays
+            )
         print(f"{arm}: {json.dumps(summary(finals[arm]))}", flush=True)
         print(f"{arm} plays: {json.dumps(finals[arm])}", flush=True)
+        save()
     moved = {arm: found for arm, found in moved.items() if found}
-    plays = {
-        "before": before,
-        "finals": finals,
-        "transfer": moved,
-        "floors": {key: dataclasses.asdict(floor) for key, floor in floors.items()},
-    }
-    (out / "plays.json").write_text(json.dumps(plays), encoding="utf-8")  # every outcome
     result = report(first, arms, before, finals, floors, moved)
     result["figure"] = str(out / "learning_curve.png")
-    plot_learning(out / "learning_curve.png", {a: out / a for a in arms}, result)
+    trained_arms = {a: out / a for a in arms if a != "control"}
+    plot_learning(out / "learning_curve.png", trained_arms | {"control": None}, result)
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result))
 
