@@ -103,7 +103,7 @@ def seed_library(memory: EnvironmentMemory, roots: list[Path] | None = None) -> 
     if roots is None:
         shipped = shipped_root()
         roots = [shipped] if shipped is not None and shipped.is_dir() else []
-    wanted = {}
+    wanted: dict[str, tuple[Path, str | None]] = {}
     for root in roots:
         for entry in load_index(Path(root)).entries.values():
             wanted.setdefault(entry.id, (Path(root) / entry.folder, entry.skill))

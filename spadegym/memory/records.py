@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spadegym.memory.crossplay import CrossPlay
-from spadegym.memory.database import damaged
+from spadegym.memory.database import Connection, damaged
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS envs (
@@ -129,7 +129,7 @@ def state(db: sqlite3.Connection) -> tuple[int, int, int]:
     return count, max_id, epoch
 
 
-def vectors(db: sqlite3.Connection, dim: int, after: int) -> tuple[np.ndarray, np.ndarray]:
+def vectors(db: Connection, dim: int, after: int) -> tuple[np.ndarray, np.ndarray]:
     """Row ids and vectors of every row with ``id > after``, in id order."""
     rows = db.execute("SELECT id, vector FROM envs WHERE id > ? ORDER BY id", (after,)).fetchall()
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
