@@ -129,7 +129,7 @@ class Manifest(BaseModel):
         ``None`` for two-player games and for manifests written before the floor existed.
         """
         value = self.validation.properties.get("floor")
-        return float(value) if type(value) in (int, float) else None
+        return float(value) if type(value) is int or type(value) is float else None
 
     @property
     def folder(self) -> str:

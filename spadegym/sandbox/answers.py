@@ -9,10 +9,13 @@ here. ``answer_value`` turns one answer into the value its request asks for, or 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox import protocol
+
+if TYPE_CHECKING:
+    from spadegym.contract import ProgramErrorKind
 
 MAX_MESSAGE_CHARS = protocol.MAX_MESSAGE_CHARS
 """Longest error message taken from a worker."""
@@ -22,7 +25,10 @@ ANSWER_KINDS = frozenset(
 )
 """Kinds a worker may report; any other is reported as ``"exception"``."""
 
-Answer = dict | ProgramError
+Request = dict[str, Any]
+"""A request the host sends a worker: ``{"op": "step", "i": 3, "a": "left"}``, ..."""
+
+Answer = dict[str, Any] | ProgramError
 """A worker's answer to one request: a well-formed envelope (``{"ok": True, "v": ...}`` or
 ``{"ok": False, "kind": ..., "msg": ...}``), or the ``ProgramError`` that took its place."""
 
@@ -82,10 +88,10 @@ class StepResult:
     reward: float
     terminated: bool
     truncated: bool
-    info: dict
+    info: dict[str, Any]
 
 
-def envelope(value: Any) -> dict | None:
+def envelope(value: Any) -> dict[str, Any] | None:
     """``value`` if it is a well-formed answer envelope, else None."""
     if type(value) is not dict:
         return None
@@ -97,9 +103,9 @@ def envelope(value: Any) -> dict | None:
     return None
 
 
-def call_name(request: dict) -> str:
+def call_name(request: Request) -> str:
     """What a request calls: its operation, or the method of a ``call``."""
-    return request.get("m") if request.get("op") == "call" else request.get("op")
+    return str(request.get("m") if request.get("op") == "call" else request.get("op"))
 
 
 def _id_value(value: Any) -> int:
@@ -140,7 +146,7 @@ _READERS = {
 }
 
 
-def answer_value(request: dict, answer: Answer) -> Any:
+def answer_value(request: Request, answer: Answer) -> Any:
     """The checked value of ``answer`` to ``request``.
 
     ``reset`` gives ``(observation, info)``, ``step`` a ``StepResult``, ``load`` a
@@ -152,7 +158,7 @@ def answer_value(request: dict, answer: Answer) -> Any:
     if isinstance(answer, ProgramError):
         raise answer
     if answer.get("ok") is not True:
-        kind = answer["kind"] if answer["kind"] in ANSWER_KINDS else "exception"
+        kind: ProgramErrorKind = answer["kind"] if answer["kind"] in ANSWER_KINDS else "exception"
         message = answer["msg"]
         if len(message) > MAX_MESSAGE_CHARS:
             message = message[:MAX_MESSAGE_CHARS] + "..."
@@ -163,7 +169,7 @@ def answer_value(request: dict, answer: Answer) -> Any:
     return reader(answer["v"])
 
 
-def answer_or_error(request: dict, answer: Answer) -> Any:
+def answer_or_error(request: Request, answer: Answer) -> Any:
     """``answer_value``, or the ``ProgramError`` it raised (for batches: failures in place)."""
     try:
         return answer_value(request, answer)

@@ -16,10 +16,14 @@ import importlib
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from spadegym import contract
 from spadegym.sandbox import filesystem, isolation, protocol
 from spadegym.sandbox.runtime import Deadline, Runtime
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _FrameReader:
@@ -164,7 +168,7 @@ def serve(runtime: Runtime, fd_in: int = 0, fd_out: int = 1) -> None:
         items = request.get("batch") if isinstance(request, dict) else None
         for item in items if isinstance(items, list) else [request]:
             try:
-                response = (
+                response: dict[str, Any] = (
                     runtime.handle(item)
                     if isinstance(item, dict)
                     else {"ok": False, "kind": "protocol", "msg": "request is not an object"}
