@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from spadegym.errors import ProgramError
+from spadegym.sandbox.answers import Answer, Request
+from spadegym.sandbox.client import SandboxWorker
 from spadegym.sandbox.pool import Worker
 
 if TYPE_CHECKING:
@@ -111,7 +113,7 @@ class Clock:
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds the program's process has used so far, or None where that is unknown."""
-        if not hasattr(self.worker, "receive"):  # in-process: the calls run in this thread
+        if not isinstance(self.worker, SandboxWorker):  # in-process: the calls run here
             return time.thread_time()
         pid = self.worker.pid  # the worker's process, while it runs
         if pid is None:
@@ -144,7 +146,7 @@ class Clock:
             "step_ms_max": round(1000 * max(self.seconds), 3),
         }
 
-    def exchange(self, requests: Sequence[dict]) -> list[dict | ProgramError]:
+    def exchange(self, requests: Sequence[Request]) -> list[Answer]:
         """Send ``requests`` in one batch and time each answer as it arrives.
 
         Raises:
@@ -155,8 +157,7 @@ class Clock:
             return []
         self.check_total()
         worker = self.worker
-        receive = getattr(worker, "receive", None)
-        if receive is None:  # in-process: the calls run in this thread, one by one
+        if not isinstance(worker, SandboxWorker):  # in-process: the calls run here, one by one
             responses = []
             for request in requests:
                 timed = request.get("op") in TIMED_OPS
@@ -168,13 +169,13 @@ class Clock:
         sample = self.cpu_seconds()
         failed = worker.send(requests)
         if failed is not None:
-            return failed
+            return list(failed)
         responses = []
         seconds, budget, quarter = self.seconds, self.step_budget, self.step_budget / 4
         first = last = sampled = time.perf_counter()
         for k, request in enumerate(requests):
             # Each answer waits its request's deadline; the total cap is checked between calls.
-            response = receive([request])[0]
+            response = worker.receive([request])[0]
             now = time.perf_counter()
             responses.append(response)
             cpu = None

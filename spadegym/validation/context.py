@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,7 +89,7 @@ class Context:
         except ProgramError:
             pass
 
-    def close_kept(self, more: list[Episode] = ()) -> None:
+    def close_kept(self, more: Sequence[Episode] = ()) -> None:
         """Close the instances ``kept`` open, once, and those of ``more``, in one batch."""
         kept = self.kept if self.worker.generation == self.kept_generation else []
         self.close(list(more) + kept)

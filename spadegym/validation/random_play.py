@@ -175,7 +175,10 @@ def check_game_ends(ctx: Context) -> str | None:
     try:
         for k, game in enumerate(games):
             mine = spares[k * (PARALLEL - 1) : (k + 1) * (PARALLEL - 1)]
-            game.instances = [game.episode.instance] + [e.instance for e in mine if e.instance]
+            own = game.episode.instance  # None only when creating it failed: the game is over
+            game.instances = ([own] if own is not None else []) + [
+                e.instance for e in mine if e.instance
+            ]
             game.synced = {0}
             game.over = game.episode.error is not None
             game.mover = game.episode.first_info.get("player")

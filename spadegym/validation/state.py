@@ -19,6 +19,7 @@ only its own mistake; seeds whose determinism runs already differed are not judg
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from spadegym.errors import ProgramError
 from spadegym.validation.context import (
@@ -80,7 +81,7 @@ def replays(ctx: Context) -> Replays:
                 (_again(ctx.baselines[seed], "privileged", calls=calls), current[seed])
             )
         base = ctx.trivial.get((0, "random words"))
-        if base is not None and base.error is None and base.turns:
+        if base is not None and base.error is None and base.turns and base.repeat is not None:
             reference = Episode(seed=0, actions=[base.repeat] * min(PROBE_TURNS, base.turns))
             plan.isolation.append((reference, _prefix(base, reference)))
             plan.privileged.append((_again(reference, "privileged", calls=calls), reference))
@@ -105,7 +106,7 @@ def _privileged_calls(ctx: Context) -> tuple[str, ...]:
     return tuple(methods + methods[:1])
 
 
-def _again(episode: Episode, label: str, **changes: object) -> Episode:
+def _again(episode: Episode, label: str, **changes: Any) -> Episode:
     """A new episode with the seed, options and (first few) replies of ``episode``."""
     actions = [row[5] for row in episode.transcript] if episode.repeat is not None else None
     actions = actions if actions is not None else list(episode.actions or [])
