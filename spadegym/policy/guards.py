@@ -174,7 +174,7 @@ def _apply(function, *args, **kwargs):
 class _PrintCollector:
     """The target of ``print``: keeps at most PRINT_LIMIT characters, which nobody reads."""
 
-    def __init__(self, _getattr_=None):
+    def __init__(self, _getattr_: object = None) -> None:
         self._getattr_ = _getattr_
         self._parts: list[str] = []
         self._room = PRINT_LIMIT
