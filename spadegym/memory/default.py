@@ -35,7 +35,7 @@ def default_memory_path() -> Path:
 
 
 def open_memory(
-    path: str | os.PathLike | None = None,
+    path: str | os.PathLike[str] | None = None,
     embedder: Embedder | None = None,
     *,
     seed: bool = True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -105,7 +106,7 @@ def insert(db: sqlite3.Connection, rows: list[tuple[EnvRecord, str, np.ndarray]]
     )
 
 
-def fields(db: sqlite3.Connection, env_ids: list[str], columns: str) -> dict[str, tuple]:
+def fields(db: sqlite3.Connection, env_ids: list[str], columns: str) -> dict[str, tuple[Any, ...]]:
     """``columns`` of each of ``env_ids`` that is stored, by env_id."""
     if not env_ids:
         return {}

@@ -201,9 +201,9 @@ def build_manifest(
     program: str,
     report: Any,
     *,
-    provenance: Provenance | dict | None = None,
+    provenance: Provenance | dict[str, Any] | None = None,
     created: str | None = None,
-    stats: PlayStatistics | dict | None = None,
+    stats: PlayStatistics | dict[str, Any] | None = None,
     novelty: dict[str, Any] | None = None,
 ) -> Manifest:
     """A manifest for ``program`` from its passing validation report.

@@ -15,7 +15,7 @@ import os
 import statistics
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox.answers import Answer, Request
@@ -198,7 +198,7 @@ class Clock:
                 return responses + [_LOST] * (len(requests) - k - 1)
         return responses
 
-    def _timeout(self, response: dict | ProgramError, what: str, timeout: float) -> None:
+    def _timeout(self, response: dict[str, Any] | ProgramError, what: str, timeout: float) -> None:
         """Stop at a call the worker had to interrupt: it is over any budget, loaded or not."""
         kind = response.kind if isinstance(response, ProgramError) else response.get("kind")
         if kind == "timeout":
@@ -215,11 +215,11 @@ class Clock:
         raise OutOfTime(message)
 
 
-def _deadline(worker: Worker, request: dict) -> float:
+def _deadline(worker: Worker, request: dict[str, Any]) -> float:
     return worker.config.deadline(request.get("op", ""))
 
 
-def _describe(request: dict) -> str:
+def _describe(request: dict[str, Any]) -> str:
     if request.get("op") == "reset":
         return f"reset(seed={request.get('seed')!r})"
     action = request.get("a")

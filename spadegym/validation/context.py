@@ -75,7 +75,7 @@ class Context:
         play(self.worker, self.info, episodes, max_turns, exchange=exchange, keep=keep)
         self.played.extend(episodes)
 
-    def exchange(self, requests: list[dict]) -> list[Any]:
+    def exchange(self, requests: list[dict[str, Any]]) -> list[Any]:
         """Send a batch of requests to the worker (timed by the clock); the answers."""
         if self.clock is not None:
             return self.clock.exchange(requests)
@@ -169,4 +169,4 @@ def first_difference(episode: Episode, reference: Episode) -> str:
 
 def same_game(episode: Episode, reference: Episode) -> bool:
     """Whether two plays of one seed and one list of replies went exactly alike."""
-    return _transcript_key(episode) == _transcript_key(reference)
+    return bool(_transcript_key(episode) == _transcript_key(reference))

@@ -41,13 +41,13 @@ class Episode:
     """
 
     seed: int
-    options: dict | None = None
+    options: dict[str, Any] | None = None
     actions: list[str] | None = None
     repeat: str | None = None
     use_solution: bool = False
     label: str = ""
     first_observation: str = ""
-    first_info: dict = field(default_factory=dict)
+    first_info: dict[str, Any] = field(default_factory=dict)
     transcript: list[list[Any]] = field(default_factory=list)
     solution: list[str] | None = None
     error: ProgramError | None = None
@@ -89,7 +89,7 @@ class Episode:
         return actions[self.turns] if actions is not None and self.turns < len(actions) else None
 
 
-Exchange = Callable[[Sequence[dict]], list[Any]]
+Exchange = Callable[[Sequence[dict[str, Any]]], list[Any]]
 """Sends a batch of requests (``spadegym.sandbox.protocol``'s builders) and returns one answer
 per request: the worker's own ``exchange``, or the validator's timed one."""
 

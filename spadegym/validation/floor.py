@@ -289,7 +289,7 @@ def play_shortcuts(
 
 
 def _replayed_differently(
-    requests: list[dict], answers: list[Any], first: int, stop: int, rows: list[list[Any]]
+    requests: list[dict[str, Any]], answers: list[Any], first: int, stop: int, rows: list[list[Any]]
 ) -> str | None:
     """Why the replay before a parting game's step (reset, then ``rows``) went otherwise."""
     if not rows and stop - first == 1:

@@ -212,7 +212,7 @@ def _round(ctx: Context, live: list[_Game]) -> None:
     A turn's first try runs on the game's own instance; after a refusal, several candidates
     run at once, on instances reset and replayed to the game's state.
     """
-    requests: list[dict] = []
+    requests: list[dict[str, Any]] = []
     tries = []
     for game in live:
         if game.candidates is None:
@@ -233,7 +233,7 @@ def _round(ctx: Context, live: list[_Game]) -> None:
             game.work += len(requests) - start
             tries.append((game, slot, move, start, len(requests)))
     responses = ctx.exchange(requests)
-    results: dict[int, list] = {}
+    results: dict[int, list[Any]] = {}
     for game, slot, move, start, stop in tries:
         pairs = list(zip(requests[start:stop], responses[start:stop], strict=True))
         if len(pairs) > 1:  # a rewind: the replay must go as before
@@ -250,7 +250,7 @@ def _round(ctx: Context, live: list[_Game]) -> None:
             _settle(ctx, game, results.get(id(game), []))
 
 
-def _settle(ctx: Context, game: _Game, tried: list) -> None:
+def _settle(ctx: Context, game: _Game, tried: list[Any]) -> None:
     """Keep the first try (in candidate order) that was not refused, or end the game."""
     episode = game.episode
     game.synced -= {slot for slot, _, _ in tried}  # each tried instance moved on

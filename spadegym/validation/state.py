@@ -53,8 +53,9 @@ class Replays:
 
 def replays(ctx: Context) -> Replays:
     """Play the replays of ``isolation``, ``reset`` and ``privileged`` once, in one batch."""
-    if ctx.replays is not None:
-        return ctx.replays
+    cached: Replays | None = ctx.replays
+    if cached is not None:
+        return cached
     plan = Replays()
     current: dict[int, Episode] = {}
     if ctx.fresh is not None:
