@@ -34,7 +34,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -638,7 +638,7 @@ def _resume(run: _Run, run_log: RunLog) -> None:
         run.llm.skip_served(r for prior in run_log.prior.values() for r in prior.replies.values())
 
 
-def _run_all(run: _Run, slots: list[Slot], concurrency: int):
+def _run_all(run: _Run, slots: list[Slot], concurrency: int) -> Iterator[Candidate]:
     """Yield candidates as they finish, from ``concurrency`` daemon threads.
 
     Daemon threads, not an executor: on Ctrl-C the main thread must be free to return while a
@@ -731,9 +731,9 @@ def _close_executor(chosen: Executor | None, given: Executor | str | None) -> No
 
 
 def _open_registry(registry: RegistryLike | str | Path | None) -> RegistryLike:
-    if registry is not None and not isinstance(registry, str | Path):
+    if registry is not None and not isinstance(registry, (str, Path)):
         return registry
-    from spadegym.registry import Registry
+    from spadegym.registry.store import Registry
 
     return Registry(Path(registry)) if registry is not None else Registry.user()
 

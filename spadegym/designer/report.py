@@ -228,7 +228,8 @@ class GenerationReport:
                 f"{c.index:>4}  {c.status:<11} {c.skill[:23]:<23} {str(own)[:23]:<23} "
                 f"{c.repairs:>3}  "
             )
-            whole = {"break_long_words": False, "break_on_hyphens": False}  # paths stay intact
+            # Paths stay intact.
+            whole: dict[str, Any] = {"break_long_words": False, "break_on_hyphens": False}
             text = " ".join(what.split())
             wrapped = textwrap.wrap(text, width=max(20, width - first), **whole) or ["-"]
             lines.append(head + wrapped[0])

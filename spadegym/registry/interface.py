@@ -41,7 +41,7 @@ class RegistryLike(Protocol):
         self,
         source: str,
         report: Any = None,
-        provenance: Provenance | dict | None = None,
+        provenance: Provenance | dict[str, Any] | None = None,
         *,
         memory: MemoryLike | None = None,
         version_of: str | None = None,

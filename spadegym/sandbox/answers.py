@@ -9,7 +9,7 @@ here. ``answer_value`` turns one answer into the value its request asks for, or 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox import protocol
@@ -21,6 +21,9 @@ from spadegym.sandbox.values import (
     check_step,
 )
 
+if TYPE_CHECKING:
+    from spadegym.contract import ProgramErrorKind
+
 MAX_MESSAGE_CHARS = protocol.MAX_MESSAGE_CHARS
 """Longest error message taken from a worker."""
 
@@ -29,7 +32,10 @@ ANSWER_KINDS = frozenset(
 )
 """Kinds a worker may report; any other is reported as ``"exception"``."""
 
-Answer = dict | ProgramError
+Request = dict[str, Any]
+"""A request the host sends a worker (``protocol``'s request builders make them)."""
+
+Answer = dict[str, Any] | ProgramError
 """A worker's answer to one request: a well-formed envelope (``protocol.read_answer``: an
 ``ok_answer`` or an ``error_answer``), or the ``ProgramError`` that took its place."""
 
@@ -89,7 +95,7 @@ class StepResult:
     reward: float
     terminated: bool
     truncated: bool
-    info: dict
+    info: dict[str, Any]
 
 
 def _id_value(value: Any) -> int:
@@ -130,7 +136,7 @@ _READERS = {
 }
 
 
-def answer_value(request: dict, answer: Answer) -> Any:
+def answer_value(request: Request, answer: Answer) -> Any:
     """The checked value of ``answer`` to ``request``.
 
     ``reset`` gives ``(observation, info)``, ``step`` a ``StepResult``, ``load`` a
@@ -143,9 +149,8 @@ def answer_value(request: dict, answer: Answer) -> Any:
         raise answer
     error = protocol.answer_error(answer)
     if error is not None:
-        kind, message = error
-        if kind not in ANSWER_KINDS:
-            kind = "exception"
+        found, message = error
+        kind: ProgramErrorKind = found if found in ANSWER_KINDS else "exception"  # type: ignore[assignment]
         if len(message) > MAX_MESSAGE_CHARS:
             message = message[:MAX_MESSAGE_CHARS] + "..."
         raise ProgramError(message, kind)
@@ -156,7 +161,7 @@ def answer_value(request: dict, answer: Answer) -> Any:
     return reader(protocol.answer_value(answer))
 
 
-def answer_or_error(request: dict, answer: Answer) -> Any:
+def answer_or_error(request: Request, answer: Answer) -> Any:
     """``answer_value``, or the ``ProgramError`` it raised (for batches: failures in place)."""
     try:
         return answer_value(request, answer)

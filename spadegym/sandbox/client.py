@@ -31,6 +31,7 @@ from spadegym.sandbox import launch, protocol
 from spadegym.sandbox.answers import (
     Answer,
     ProgramInfo,
+    Request,
     StepResult,
     answer_or_error,
     answer_value,
@@ -67,9 +68,9 @@ class SandboxWorker(Operations):
         self.config = config or SandboxConfig()
         self.generation = 0
         self.hard_timeouts = 0
-        self.layers: dict = {}
+        self.layers: dict[str, dict[str, Any]] = {}
         self.last_failure = ""
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._tmp: str | None = None
         self._buf = bytearray()
         self._poll: select.poll | None = None
@@ -85,7 +86,7 @@ class SandboxWorker(Operations):
     @property
     def pid(self) -> int | None:
         """The worker process's id, while it runs."""
-        return self._proc.pid if self.alive else None
+        return self._proc.pid if self._proc is not None and self.alive else None
 
     def start(self) -> None:
         """Start the worker process (if not running) and read its isolation report.
@@ -102,7 +103,7 @@ class SandboxWorker(Operations):
         self._tmp = tempfile.mkdtemp(prefix=leftovers.temp_prefix(WORKER_DIR_PREFIX))
         stderr = None if os.environ.get("SPADEGYM_SANDBOX_DEBUG") else subprocess.DEVNULL
         try:
-            self._proc = launch.spawner.popen(
+            proc = self._proc = launch.spawner.popen(
                 [
                     sys.executable,
                     "-I",
@@ -125,12 +126,13 @@ class SandboxWorker(Operations):
             raise SandboxError(
                 f"could not start a sandbox worker with {sys.executable}: {exc}"
             ) from exc
-        os.set_blocking(self._proc.stdout.fileno(), False)
-        os.set_blocking(self._proc.stdin.fileno(), False)
+        assert proc.stdout is not None and proc.stdin is not None  # both are pipes
+        os.set_blocking(proc.stdout.fileno(), False)
+        os.set_blocking(proc.stdin.fileno(), False)
         self._poll = select.poll()
-        self._poll.register(self._proc.stdout.fileno(), select.POLLIN | select.POLLHUP)
+        self._poll.register(proc.stdout.fileno(), select.POLLIN | select.POLLHUP)
         self._write_poll = select.poll()
-        self._write_poll.register(self._proc.stdin.fileno(), select.POLLOUT)
+        self._write_poll.register(proc.stdin.fileno(), select.POLLOUT)
         deadline = time.monotonic() + max(self.config.load_timeout, 30.0)
         layers = protocol.read_hello(self._read_frame(deadline))
         if layers is None:
@@ -171,10 +173,11 @@ class SandboxWorker(Operations):
 
     def peak_memory_mb(self) -> float | None:
         """The worker's peak resident memory (VmHWM) in MiB, where /proc tells it."""
-        if not self.alive:
+        pid = self.pid
+        if pid is None:
             return None
         try:
-            with open(f"/proc/{self._proc.pid}/status", encoding="ascii") as status:
+            with open(f"/proc/{pid}/status", encoding="ascii") as status:
                 for line in status:
                     if line.startswith("VmHWM:"):
                         return int(line.split()[1]) / 1024
@@ -186,7 +189,8 @@ class SandboxWorker(Operations):
         """Stop the worker process and remove its temporary folder."""
         if self._proc is not None and self._proc.poll() is None:
             try:
-                self._proc.stdin.close()
+                if self._proc.stdin is not None:
+                    self._proc.stdin.close()
                 self._proc.wait(timeout=1.0)
             except (OSError, subprocess.TimeoutExpired):
                 pass
@@ -217,7 +221,8 @@ class SandboxWorker(Operations):
         if self._proc is not None:
             for stream in (self._proc.stdin, self._proc.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
         self._proc = None
@@ -242,7 +247,9 @@ class SandboxWorker(Operations):
         A frame whose length prefix is over ``limit`` is refused before its body is read, and
         a large one holding many values before it is decoded (``protocol.few_values``).
         """
-        fd = self._proc.stdout.fileno()
+        proc, poll = self._proc, self._poll
+        assert proc is not None and proc.stdout is not None and poll is not None  # started
+        fd = proc.stdout.fileno()
         header = protocol.HEADER_BYTES
         need = None
         spin_until = None if spin else 0.0
@@ -274,7 +281,7 @@ class SandboxWorker(Operations):
                 if now < spin_until:
                     continue
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000))):
+                if remaining <= 0 or not poll.poll(max(1, int(remaining * 1000))):
                     self.last_failure = "timeout"
                     return None
                 continue
@@ -288,14 +295,16 @@ class SandboxWorker(Operations):
 
     def _write(self, data: bytes, deadline: float) -> bool:
         """Write all of ``data`` before ``deadline``; False if the worker stopped reading."""
-        fd = self._proc.stdin.fileno()
+        proc, poll = self._proc, self._write_poll
+        assert proc is not None and proc.stdin is not None and poll is not None  # started
+        fd = proc.stdin.fileno()
         view = memoryview(data)
         while view:
             try:
                 view = view[os.write(fd, view) :]
             except BlockingIOError:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._write_poll.poll(max(1, int(remaining * 1000))):
+                if remaining <= 0 or not poll.poll(max(1, int(remaining * 1000))):
                     self.last_failure = "timeout"
                     return False
             except OSError as exc:
@@ -303,14 +312,14 @@ class SandboxWorker(Operations):
                 return False
         return True
 
-    def exchange(self, requests: Sequence[dict]) -> list[Answer]:
+    def exchange(self, requests: Sequence[Request]) -> list[Answer]:
         """Send the requests in one frame, then read one answer each (see ``_Operations``)."""
         if not requests:
             return []
         failed = self.send(requests)
-        return failed if failed is not None else self.receive(requests)
+        return list(failed) if failed is not None else self.receive(requests)
 
-    def send(self, requests: Sequence[dict]) -> list[ProgramError] | None:
+    def send(self, requests: Sequence[Request]) -> list[ProgramError] | None:
         """Write the requests (one frame, or several where one would be too large).
 
         Returns:
@@ -334,7 +343,7 @@ class SandboxWorker(Operations):
         return None
 
     def receive(
-        self, requests: Sequence[dict], spin: bool = True, since: float | None = None
+        self, requests: Sequence[Request], spin: bool = True, since: float | None = None
     ) -> list[Answer]:
         """Read one answer per request; after a hard failure the rest come back as lost.
 
@@ -375,7 +384,7 @@ class SandboxWorker(Operations):
         answers += [lost] * (len(requests) - len(answers))
         return answers
 
-    def _failure(self, request: dict, writing: bool = False) -> ProgramError:
+    def _failure(self, request: Request, writing: bool = False) -> ProgramError:
         """Kill the worker after a hard timeout, a crash or a bad frame; describe what happened."""
         what = protocol.call_name(request)
         reason = self.last_failure
@@ -420,7 +429,7 @@ Worker = SandboxWorker | InProcessWorker
 """Either kind of worker: both offer ``exchange`` and the operations."""
 
 
-def exchange_many(items: Sequence[tuple[Worker, dict]]) -> list[Answer]:
+def exchange_many(items: Sequence[tuple[Worker, Request]]) -> list[Answer]:
     """Send every request, each worker's in one message, then read the answers.
 
     All workers compute at once; the answers come back in the order of ``items``.
@@ -429,13 +438,14 @@ def exchange_many(items: Sequence[tuple[Worker, dict]]) -> list[Answer]:
     groups: dict[int, list[int]] = {}
     for position, (worker, _) in enumerate(items):
         groups.setdefault(id(worker), []).append(position)
-    sent = []
+    sent: list[tuple[Worker, list[int], list[Request], list[ProgramError] | None]] = []
     for positions in groups.values():
         worker = items[positions[0]][0]
         requests = [items[p][1] for p in positions]
         failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
         sent.append((worker, positions, requests, failed))
     for worker, positions, requests, failed in sent:
+        replies: Sequence[Answer]
         if failed is not None:
             replies = failed
         elif isinstance(worker, SandboxWorker):

@@ -102,7 +102,7 @@ class SandboxConfig:
         if self.cpu_seconds < 1 or self.max_open_files < 8:
             raise ConfigError("cpu_seconds must be >= 1 and max_open_files >= 8.")
 
-    def deadline(self, op: str) -> float:
+    def deadline(self, op: str | None) -> float:
         """The soft deadline, in seconds, of one request ``op`` (``"step"``, ``"load"``, ...).
 
         ``load`` and ``new`` get ``load_timeout``, every other call ``call_timeout``: the rule

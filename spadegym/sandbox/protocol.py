@@ -48,7 +48,7 @@ MAX_SKILL_CHARS = 200
 
 _CHAR_BYTES = 6  # the most one character takes in a frame: a control character as \uXXXX
 _ENVELOPE_BYTES = _CHAR_BYTES * MAX_MESSAGE_CHARS + 4096  # an error answer, or a small value
-_ANSWER_LIMITS = {
+_ANSWER_LIMITS: dict[str | None, int] = {
     "reset": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS + contract.MAX_INFO_BYTES,
     "step": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS + contract.MAX_INFO_BYTES,
     "hint": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS,

@@ -15,10 +15,14 @@ import gc
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from spadegym import contract
 from spadegym.sandbox import filesystem, isolation, protocol
 from spadegym.sandbox.runtime import Deadline, Runtime
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _FrameReader:
@@ -162,7 +166,7 @@ def serve(runtime: Runtime, fd_in: int = 0, fd_out: int = 1) -> None:
             continue
         for item in protocol.request_items(request):
             try:
-                response = (
+                response: dict[str, Any] = (
                     runtime.handle(item)
                     if isinstance(item, dict)
                     else protocol.error_answer("protocol", "request is not an object")
