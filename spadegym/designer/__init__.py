@@ -7,7 +7,7 @@ repairs them, checks novelty against the memory and registers the good ones; see
 
 from __future__ import annotations
 
-from spadegym.designer.generate import Slot, generate, plan_slot
+from spadegym.designer.generate import generate
 from spadegym.designer.hints import HintResult, clean_hint, hint_problem, write_hint
 from spadegym.designer.prompts import (
     Example,
@@ -16,7 +16,8 @@ from spadegym.designer.prompts import (
     hint_messages,
     repair_messages,
 )
-from spadegym.designer.report import STATUSES, Candidate, GenerationReport, Turn
+from spadegym.designer.report import STATUSES, Candidate, GenerationReport, Tokens, Turn
+from spadegym.designer.slots import Slot, plan_slot
 
 __all__ = [
     "STATUSES",
@@ -25,6 +26,7 @@ __all__ = [
     "GenerationReport",
     "HintResult",
     "Slot",
+    "Tokens",
     "Turn",
     "clean_hint",
     "contract_rules",
