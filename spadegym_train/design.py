@@ -181,10 +181,14 @@ def round_metrics(candidates: Sequence[Candidate], validated: Validated) -> dict
 
 
 def pool_entry(candidate: Candidate, report: ValidationReport, index: int) -> PoolEnv:
-    """The pool's view of an accepted candidate (``index``: its place in the window)."""
+    """The pool's view of an accepted candidate (``index``: its place in the window).
+
+    Its key is the registry folder's name (``Name-vN``), as for the library's environments;
+    the memory knows it by its registry id (``candidate.env_id``).
+    """
     properties = report.properties
     return PoolEnv(
-        candidate.env_id or "",
+        (candidate.env_id or "").rsplit("/", 1)[-1],
         report.program or "",
         candidate.skill,
         properties.num_players or 1,

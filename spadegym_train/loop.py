@@ -472,7 +472,7 @@ class Run:
                     "shown": c.shown,
                     "valid": c.accepted,
                     "status": c.status,
-                    "env_key": c.env_id,
+                    "env_key": c.env_id.rsplit("/", 1)[-1] if c.env_id else None,
                     "feedback": c.reason[:300],
                 }
                 log.write(json.dumps(record) + "\n")
@@ -569,7 +569,7 @@ class Run:
             theirs, matched = paired_plays(mine, [e for e in hinted if e.spec.env_key == env.key])
             failed = any(e.error for e in played if e.spec.env_key == env.key)
             if self.memory is not None and (ours or theirs):
-                self.memory.record_plays(env.key, plain=ours, hint=theirs, step=it)
+                self.memory.record_plays(self.memory_id(env), plain=ours, hint=theirs, step=it)
             if env.candidate is not None:
                 plays = self.state.plays[env.candidate]
                 plays.plain += ours
@@ -601,6 +601,12 @@ class Run:
         if self.spade:  # fixed mode validates nothing and logs no validate/ metrics
             metrics["validate/quarantined"] = float(len(quarantined))
         return metrics
+
+    def memory_id(self, env: PoolEnv) -> str:
+        """The id the memory knows a pool environment by: its candidate's registry id."""
+        if env.candidate is None:
+            return env.key
+        return self.state.candidates[env.candidate].env_id or env.key
 
     # -- 4-5. advantages -----------------------------------------------------------------------
 

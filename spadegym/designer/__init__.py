@@ -1,8 +1,10 @@
-"""The designer: prompts, the repair loop, hints, and ``generate``.
+"""The designer: prompts, the repair loop, hints, ``generate``, and a trainer's rounds.
 
 ``generate(n, llm, ...)`` writes candidate environments with a designer model, validates and
 repairs them, checks novelty against the memory and registers the good ones; see
-``spadegym.designer.generate``.
+``spadegym.designer.generate``. A trainer runs the same pipeline in batches
+(``spadegym.designer.rounds``): it samples the replies itself, for their tokens. Both plan
+``Slot``s (``slots``), make ``Candidate``s (``report``) and register through ``commit``.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def commit(
     except DuplicateEnvironmentError as exc:
         cand.novelty = _novelty(exc.novelty)
         cand.status = "duplicate"
-        cand.reason = exc.novelty.reason if exc.novelty is not None else str(exc)
+        cand.reason = getattr(exc.novelty, "reason", None) or str(exc)
         return
     cand.novelty = _novelty(admitted.novelty)
     registered.add(admitted.env_id)

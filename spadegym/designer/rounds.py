@@ -259,9 +259,10 @@ def validate_round(
     result = Validated([None] * len(candidates), dict(copies))
     for k, report in zip(to_validate, validated, strict=True):
         result.reports[k] = report
-        if memory is not None and report.ok and memory.dedup.behaviour:
+        program = report.program if report.ok else None
+        if memory is not None and program is not None and memory.dedup.behaviour:
             worker = validator.supply.take()
-            memory.signature_of(report.program, worker)  # kept by the memory for add
+            memory.signature_of(program, worker)  # kept by the memory for add
             result.sandboxes[k] = worker
     return result
 

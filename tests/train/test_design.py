@@ -1,4 +1,8 @@
+"""The trainer's side of design: prompts sized to the model, library floors, checkpoints."""
+
 from __future__ import annotations
+
+import random
 
 
 def test_the_prompt_budget_is_checked_and_the_short_prompt_fits(tiny):
@@ -43,3 +47,63 @@ def test_library_floors_are_read_from_manifests_tolerantly(tmp_path):
     manifest["validation"]["properties"]["floor"] = "high"
     (folder / "manifest.json").write_text(json.dumps(manifest))
     assert manifest_floor(folder) is None
+
+
+def test_checkpointed_candidates_round_trip_and_old_checkpoints_still_load():
+    import json
+
+    from spadegym.designer import Candidate, Tokens, Turn
+    from spadegym_train.checkpoint import RunState
+    from spadegym_train.design import Plays
+
+    sampler = random.Random(0).getstate()
+    cand = Candidate(4, "logic", "puzzle", 2, "doc-1", "corpus", status="accepted")
+    cand.turns = [Turn("design", "c0004-a2", [{"role": "user", "content": "hi"}], "reply")]
+    cand.env_id, cand.attempt, cand.floor = "Lock-v0", 2, 0.25
+    cand.tokens = Tokens([1, 2], [3], old_logprobs=[-0.5], engine_logprobs=[-0.4])
+    state = RunState(candidates=[cand], plays=[Plays([1.0], [0.5], [0.0], True)], sampler=sampler)
+    (back,) = RunState.from_json(state.to_json()).candidates
+    assert (back.index, back.reply, back.tokens, back.attempt, back.floor) == (
+        4,
+        "reply",
+        cand.tokens,
+        2,
+        0.25,
+    )
+    assert back.accepted and back.env_id == "Lock-v0" and back.document_id == "doc-1"
+    assert RunState.from_json(state.to_json()).plays == state.plays
+    # A checkpoint written when the trainer had a candidate type of its own.
+    old = json.loads(state.to_json())
+    old["candidates"] = [
+        {
+            "skill": "logic",
+            "prompt_ids": [1, 2],
+            "response_ids": [3],
+            "text": "the reply",
+            "slot": 4,
+            "attempt": 2,
+            "difficulty": 2,
+            "shown": {"examples": ["A-v0"]},
+            "scripted": False,
+            "valid": True,
+            "feedback": "",
+            "env_key": "Lock-v0",
+            "old_logprobs": [-0.5],
+            "engine_logprobs": [-0.4],
+            "plain": [1.0],
+            "hint": [0.5],
+            "matched": [0.0],
+            "failed": True,
+            "floor": 0.25,
+        }
+    ]
+    loaded = RunState.from_json(json.dumps(old))
+    (was,) = loaded.candidates
+    assert (was.index, was.reply, was.tokens, was.env_id, was.accepted) == (
+        4,
+        "the reply",
+        cand.tokens,
+        "Lock-v0",
+        True,
+    )
+    assert was.shown == {"examples": ["A-v0"]} and loaded.plays == state.plays
