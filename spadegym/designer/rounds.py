@@ -103,6 +103,7 @@ def prompt_round(
         skill = group[0][1]
         document = corpus.sample(rng)
         level = pick_difficulty(difficulty, rng, group[0][0])
+        # A round asks for puzzles: the kind ``design_messages`` asks for unless told.
         slots = [Slot(index, skill, "puzzle", level, document) for index, _ in group]
         if short:
             prompts.append(Prompt(slots, short_design_messages(skill, document.text)))
