@@ -37,9 +37,12 @@ import numpy as np
 import torch
 
 from spadegym.contract import chance_adjusted
+from spadegym.designer import Candidate
+from spadegym.designer.rounds import Validated, commit_round, find_copies, validate_round
+from spadegym.designer.slots import retry_requests
 from spadegym.play import EpisodeSpec, play_episodes
 from spadegym.quiet import quiet_model_loading
-from spadegym.registry import use_home
+from spadegym.registry import Registry, use_home
 from spadegym.sandbox.watchdog import expect_report
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
@@ -58,15 +61,11 @@ from spadegym_train.curriculum import (
     settings_from_config,
 )
 from spadegym_train.design import (
-    Candidate,
-    Validated,
-    commit,
-    find_copies,
-    first_slots,
+    Plays,
+    first_requests,
     pool_entry,
     recorded_replies,
-    retry_slots,
-    validate_candidates,
+    round_metrics,
     validation_config,
     write_candidates,
 )
@@ -117,23 +116,21 @@ def _sum_into(metrics: dict[str, float], more: dict[str, float]) -> None:
 
 
 def _designer_metrics(
-    scored: list[Candidate], rewards: list[float], pooled: list[Candidate]
+    scored: list[Candidate], rewards: list[float], pooled: list[tuple[Candidate, Plays]]
 ) -> dict[str, float]:
     """``designer/`` metrics: rewards of the trained candidates, rates of every pooled one."""
-    played = [c for c in pooled if c.valid]
+    played = [(c.floor, p) for c, p in pooled if c.accepted]
     metrics = {
         "designer/reward": mean(rewards),
         "designer/candidates": float(len(scored)),
-        "designer/valid_rate": mean([1.0 if c.valid else 0.0 for c in scored]),
-        "designer/regret": mean([regret_of_plays(c.matched, c.hint) for c in played]),
+        "designer/valid_rate": mean([1.0 if c.accepted else 0.0 for c in scored]),
+        "designer/regret": mean([regret_of_plays(p.matched, p.hint) for _, p in played]),
         "designer/regret_adjusted": mean(
-            [regret_of_plays(c.matched, c.hint, floor=c.floor, adjusted=True) for c in played]
+            [regret_of_plays(p.matched, p.hint, floor=f, adjusted=True) for f, p in played]
         ),
-        "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
-        "designer/solver_win_rate_adjusted": mean(
-            [adjusted_rate(c.plain, c.floor) for c in played]
-        ),
-        "designer/failed_envs": float(sum(c.failed for c in played)),
+        "designer/solver_win_rate": mean([mean(p.plain) for _, p in played]),
+        "designer/solver_win_rate_adjusted": mean([adjusted_rate(p.plain, f) for f, p in played]),
+        "designer/failed_envs": float(sum(p.failed for _, p in played)),
     }
     for skill in sorted({c.skill for c in scored}):
         values = [r for c, r in zip(scored, rewards, strict=True) if c.skill == skill]
@@ -219,6 +216,9 @@ class Run:
             )
             resources.callback(self.memory.close)
         self.corpus = load_corpus(config.corpus) if self.spade else None
+        # The run's own registry, where accepted programs go and examples are read from.
+        self.registry = Registry(workspace / "registry")
+        self.registered: set[str] = set()
         if self.spade and config.console:
             problem = prompt_budget_problem(config, self.tokenizer, self.corpus)
             print(f"warning: {problem}" if problem else "design prompts fit", flush=True)
@@ -354,14 +354,14 @@ class Run:
             return metrics
         with watch("designer"):
             candidates = state.next_candidates or self.draft(
-                first_slots(config, state.regeneration), 1, state.regeneration
+                first_requests(config, state.regeneration), 1, state.regeneration
             )
         self.say(f"validation: {len(candidates)} candidate(s)")
         with watch("validation"):
             if self.pending is not None:  # validated in the background meanwhile
                 reports = self.pending.result()
             else:
-                reports = validate_candidates(
+                reports = validate_round(
                     self.validator, candidates, find_copies(candidates, self.memory), self.memory
                 )
             self.pending = None
@@ -370,15 +370,13 @@ class Run:
         _sum_into(metrics, validation)
         # Failed slots are written again from fresh documents, validated at once.
         for attempt in range(2, config.design_attempts + 1):
-            slots = retry_slots(candidates, config.design_attempts)
-            if not slots:
+            requests = retry_requests(candidates, config.design_attempts)
+            if not requests:
                 break
             with watch("designer"):
-                retry = self.draft(slots, attempt, state.regeneration)
+                retry = self.draft(requests, attempt, state.regeneration)
             with watch("validation"):
-                reports = validate_candidates(
-                    self.validator, retry, find_copies(retry, self.memory)
-                )
+                reports = validate_round(self.validator, retry, find_copies(retry, self.memory))
                 more, validation = self.commit(retry, reports, it)
             candidates += retry
             accepted += more
@@ -387,6 +385,7 @@ class Run:
             1.0, metrics["validate/candidates"]
         )
         state.candidates = candidates
+        state.plays = [Plays() for _ in candidates]
         position = {id(c): k for k, c in enumerate(candidates)}
         state.pool = [pool_entry(c, r, position[id(c)]) for c, r in accepted[: config.pool_size]]
         step_budget = validation_config(config).step_budget
@@ -407,36 +406,40 @@ class Run:
         if self.config.console:
             print(f"[iteration {self.state.iteration}] {text}", flush=True)
 
-    def draft(self, slots: list[Any], attempt: int, regeneration: int) -> list[Candidate]:
-        """Write one attempt of ``slots``, with the learner's log-probs at generation time."""
+    def draft(
+        self, requests: list[tuple[int, str]], attempt: int, regeneration: int
+    ) -> list[Candidate]:
+        """Write one attempt of ``requests``, with the learner's log-probs at generation time."""
         config = self.config
-        self.say(f"designer: writing {len(slots)} program(s), attempt {attempt}")
+        self.say(f"designer: writing {len(requests)} program(s), attempt {attempt}")
+        assert self.corpus is not None, "spade mode loads a corpus"
         candidates = write_candidates(
             config,
             self.engine,
             self.tokenizer,
             self.corpus,
             self.memory,
+            self.registry,
             self.sampler,
-            slots,
+            requests,
             attempt,
-            self.workspace / "registry",
             self.recorded,
             regeneration,
         )
-        written = [c for c in candidates if not c.scripted]  # recorded replies never train
-        drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in written]
+        # Recorded replies have no tokens: they never train.
+        sampled = [c.tokens for c in candidates if c.tokens is not None and not c.scripted]
+        drafts = [Sample("designer", t.prompt_ids, t.response_ids, 1.0) for t in sampled]
         fill_old_logprobs(self.policy, drafts, config.micro_batch_size, config.temperature)
-        for candidate, draft in zip(written, drafts, strict=True):
-            candidate.old_logprobs = draft.old_logprobs
+        for tokens, draft in zip(sampled, drafts, strict=True):
+            tokens.old_logprobs = draft.old_logprobs
         return candidates
 
     def write_ahead(self, regeneration: int) -> None:
         """Write a later window's first attempts now and validate them in the background."""
-        candidates = self.draft(first_slots(self.config, regeneration), 1, regeneration)
+        candidates = self.draft(first_requests(self.config, regeneration), 1, regeneration)
         self.state.next_candidates = candidates
         self.pending = self.background.submit(
-            validate_candidates,
+            validate_round,
             self.validator,
             candidates,
             find_copies(candidates, self.memory),
@@ -447,23 +450,30 @@ class Run:
         self, candidates: list[Candidate], validated: Validated, it: int
     ) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
         """Register the accepted candidates and log every one to ``designs.jsonl``."""
-        accepted, metrics = commit(
-            candidates, validated, self.memory, self.workspace / "registry", it
+        accepted = commit_round(
+            candidates,
+            validated,
+            self.registry,
+            self.memory,
+            self.registered,
+            {"iteration": it},
         )
+        metrics = round_metrics(candidates, validated)
         with self.designs.open("a", encoding="utf-8") as log:
             for c in candidates:
                 record = {
                     "iteration": it,
                     "regeneration": self.state.regeneration,
-                    "slot": c.slot,
+                    "slot": c.index,
                     "attempt": c.attempt,
                     "skill": c.skill,
                     "difficulty": c.difficulty,
                     "scripted": c.scripted,
                     "shown": c.shown,
-                    "valid": c.valid,
-                    "env_key": c.env_key,
-                    "feedback": c.feedback[:300],
+                    "valid": c.accepted,
+                    "status": c.status,
+                    "env_key": c.env_id.rsplit("/", 1)[-1] if c.env_id else None,
+                    "feedback": c.reason[:300],
                 }
                 log.write(json.dumps(record) + "\n")
         return accepted, metrics
@@ -559,13 +569,13 @@ class Run:
             theirs, matched = paired_plays(mine, [e for e in hinted if e.spec.env_key == env.key])
             failed = any(e.error for e in played if e.spec.env_key == env.key)
             if self.memory is not None and (ours or theirs):
-                self.memory.record_plays(env.key, plain=ours, hint=theirs, step=it)
+                self.memory.record_plays(self.memory_id(env), plain=ours, hint=theirs, step=it)
             if env.candidate is not None:
-                candidate = self.state.candidates[env.candidate]
-                candidate.plain += ours
-                candidate.hint += theirs
-                candidate.matched += matched
-                candidate.failed = candidate.failed or failed
+                plays = self.state.plays[env.candidate]
+                plays.plain += ours
+                plays.hint += theirs
+                plays.matched += matched
+                plays.failed = plays.failed or failed
         one_player = [e for e in plain if e.num_players == 1]
         one_hinted = [e for e in hinted if e.num_players == 1]
         metrics = {
@@ -591,6 +601,12 @@ class Run:
         if self.spade:  # fixed mode validates nothing and logs no validate/ metrics
             metrics["validate/quarantined"] = float(len(quarantined))
         return metrics
+
+    def memory_id(self, env: PoolEnv) -> str:
+        """The id the memory knows a pool environment by: its candidate's registry id."""
+        if env.candidate is None:
+            return env.key
+        return self.state.candidates[env.candidate].env_id or env.key
 
     # -- 4-5. advantages -----------------------------------------------------------------------
 
@@ -634,43 +650,44 @@ class Run:
         """
         config, state = self.config, self.state
         in_pool = {env.candidate for env in state.pool}
+        window = list(zip(state.candidates, state.plays, strict=True))
         # What played this window: the pool, and programs dropped from it after failing.
         pooled = [
-            c for k, c in enumerate(state.candidates) if k in in_pool or (c.valid and c.failed)
+            (c, p) for k, (c, p) in enumerate(window) if k in in_pool or (c.accepted and p.failed)
         ]
         # Recorded programs play in the pool and count in their skill's baseline, but the
         # model never wrote them: they are not trained on.
         rated = [
-            c
-            for k, c in enumerate(state.candidates)
-            if (not c.valid and not c.scripted) or k in in_pool or (c.valid and c.failed)
+            (c, p)
+            for k, (c, p) in enumerate(window)
+            if (not c.accepted and not c.scripted) or k in in_pool or (c.accepted and p.failed)
         ]
         rewards = [
             designer_reward(
                 config.designer_reward,
-                c.plain,
-                c.hint,
-                matched=c.matched,
+                p.plain,
+                p.hint,
+                matched=p.matched,
                 floor=c.floor,
                 adjusted=config.chance_adjusted_rewards,
-                valid=c.valid,
-                failed=c.failed,
+                valid=c.accepted,
+                failed=p.failed,
                 invalid_reward=config.invalid_reward,
                 timeout_penalty=config.timeout_penalty,
             )
-            for c in rated
+            for c, p in rated
         ]
-        trained = [not c.scripted for c in rated]
-        scored = [c for c, t in zip(rated, trained, strict=True) if t]
+        trained = [not c.scripted for c, _ in rated]
+        scored = [c for (c, _), t in zip(rated, trained, strict=True) if t]
         scale = 1.0
         if config.loss_aggregation == "token_mean":
             scale = designer_scale(
                 trajectories, len(scored), config.regen_interval, config.designer_scale_cap
             )
-        advantages = designer_advantages(rewards, [c.skill for c in rated], scale)
+        advantages = designer_advantages(rewards, [c.skill for c, _ in rated], scale)
         samples = [
-            Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs, c.engine_logprobs)
-            for c, a, t in zip(rated, advantages, trained, strict=True)
+            _designer_sample(c, a)
+            for (c, _), a, t in zip(rated, advantages, trained, strict=True)
             if t
         ]
         metrics = _designer_metrics(
@@ -680,7 +697,7 @@ class Run:
         metrics["designer/advantage_abs"] = mean(
             [abs(a) for a, t in zip(advantages, trained, strict=True) if t]
         )
-        metrics["designer/hint_pairs"] = float(sum(len(c.matched) for c in pooled))
+        metrics["designer/hint_pairs"] = float(sum(len(p.matched) for _, p in pooled))
         return samples, metrics
 
     # -- 8. evaluation -------------------------------------------------------------------------
@@ -722,6 +739,20 @@ class Run:
 def quarantined_keys(episodes: list[Any]) -> set[str]:
     """The environments whose play ended in a watchdog quarantine (``spadegym.sandbox``)."""
     return {e.spec.env_key for e in episodes if e.error_kind == "quarantined"}
+
+
+def _designer_sample(candidate: Candidate, advantage: float) -> Sample:
+    """A designer sample from a candidate the model wrote (its tokens)."""
+    tokens = candidate.tokens
+    assert tokens is not None, "a candidate the model wrote has its tokens"
+    return Sample(
+        "designer",
+        tokens.prompt_ids,
+        tokens.response_ids,
+        advantage,
+        tokens.old_logprobs,
+        tokens.engine_logprobs,
+    )
 
 
 def _sample(completion: Any, advantage: float) -> Sample:

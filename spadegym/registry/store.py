@@ -63,6 +63,7 @@ from spadegym.registry.verification import VerifyResult, verify_root
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
+    from spadegym.sandbox.pool import Worker
 
 
 @dataclass(frozen=True)
@@ -264,8 +265,15 @@ class Registry:
         version_of: str | None = None,
         config: Any = None,
         preferred_id: str | None = None,
+        sandbox: Worker | None = None,
+        skill: str | None = None,
     ) -> Admitted:
         """``add``, answering also whether the program was new and the memory's verdict.
+
+        ``sandbox`` is a worker that already has the program loaded (a trainer keeps the one
+        that computed its signature), used for the first novelty check instead of a fresh
+        one; its owner kills it. ``skill`` is the skill the memory records (``None``: the
+        program's own tag; a trainer records the skill it asked for).
 
         With a memory, the novelty check and both writes are one step across processes:
         they run under the memory's lock, so two writers of copies of one game cannot both
@@ -286,8 +294,11 @@ class Registry:
         seen = memory.revision()
         # Cross-play needs the program in a sandbox; the memory keeps the signature probed
         # here for the add that follows.
-        with memory.sandbox() as sandbox:
+        if sandbox is not None:
             verdict = memory.check_novelty(program, first_observation=first_obs, sandbox=sandbox)
+        else:
+            with memory.sandbox() as fresh:
+                verdict = memory.check_novelty(program, first_observation=first_obs, sandbox=fresh)
         with memory.locked():
             settle(memory)  # writes of a writer killed half way come first
             # A memory that lost records (a deleted or rolled-back database) gets them back
@@ -299,9 +310,9 @@ class Registry:
                 remember(memory, found.id, program, first_obs, found.skill, verdict.embedding)
                 return Admitted(found.id, False)
             if memory.revision() != seen:  # another writer came between the check and now
-                with memory.sandbox() as sandbox:
+                with memory.sandbox() as fresh:
                     verdict = memory.check_novelty(
-                        program, first_observation=first_obs, sandbox=sandbox
+                        program, first_observation=first_obs, sandbox=fresh
                     )
             if not verdict.novel and not is_new_version(verdict, version_of):
                 raise duplicate_error(report.class_name, verdict)
@@ -309,7 +320,8 @@ class Registry:
             env_id = self._write(
                 program, report, provenance, version_of, preferred_id, novelty, memory
             )
-            remember(memory, env_id, program, first_obs, report.properties.skill, verdict.embedding)
+            own_skill = skill if skill is not None else report.properties.skill
+            remember(memory, env_id, program, first_obs, own_skill, verdict.embedding)
         return Admitted(env_id, True, verdict)
 
     def _write(
