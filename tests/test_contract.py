@@ -144,14 +144,14 @@ def test_every_kind_the_code_uses_is_a_documented_kind():
         re.compile(
             r"ProgramError\([^()]*?(?:\([^()]*\)[^()]*?)*?,\s*(?:kind=)?\"(\w+)\"\s*,?\s*\)"
         ),
-        re.compile(r"_fail\(\s*\"(\w+)\""),
+        re.compile(r"(?:_fail|error_answer)\(\s*\"(\w+)\""),
         re.compile(r"_Failure\([^)]*,\s*\"(\w+)\"\)"),
     ]
     for path in SOURCES:
         text = path.read_text()
         for pattern in patterns:
             if pattern is patterns[1] and path.parent.name != "sandbox":
-                continue  # the worker's _fail; the command line has one of its own
+                continue  # the worker's answers; the command line has a _fail of its own
             used.update(pattern.findall(text))
     used.discard("protocol")  # the worker's refusals of malformed requests: a SandboxError
     assert used, "the scan found no kinds: the patterns no longer match the code"
