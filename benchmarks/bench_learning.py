@@ -87,7 +87,7 @@ def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
     from spadegym_train.library import read_library
     from spadegym_train.loop import episode_seed
 
-    sources = {e.env_id: e.source for e in read_library(config.registry)}
+    sources = {e.env_id: e.source for e in read_library(config.pool.registry)}
     found = {}
     pool = SandboxPool(2)
     pool.start()
@@ -101,8 +101,8 @@ def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
                     elsewhere,
                     held_out,
                     pool,
-                    difficulty=config.solver_difficulty,
-                    max_turns=config.max_episode_turns,
+                    difficulty=config.play.solver_difficulty,
+                    max_turns=config.play.max_episode_turns,
                 )
             )
     finally:
@@ -153,7 +153,7 @@ def evaluate_arm(
         mode="fixed",
         env_ids=[*envs, *moved],
         eval_envs=len(envs) + len(moved),
-        max_episode_turns=max(config.max_episode_turns, TRANSFER_TOOL_TURNS),
+        max_episode_turns=max(config.play.max_episode_turns, TRANSFER_TOOL_TURNS),
     )
     workspace = Path(config.workspace)
     workspace.mkdir(parents=True, exist_ok=True)
@@ -171,7 +171,7 @@ def evaluate_arm(
         everything = run.eval_pool
         # The training environments keep the turn limit they were trained with.
         run.eval_pool = [
-            replace_turns(e, config.max_episode_turns) for e in everything if e.key in envs
+            replace_turns(e, config.play.max_episode_turns) for e in everything if e.key in envs
         ]
         finals = outcomes(run.evaluation_episodes(plays))
         transfer: dict[str, list[float]] = {}
@@ -336,11 +336,11 @@ def report(config, arms, before, finals, floors, moved) -> dict:
     result = {
         "benchmark": "learning_small_cpu",
         "seed": config.seed,
-        "model": config.model,
+        "model": config.model.name,
         "arms": arms,
         "envs": sorted(floors),
         "iterations": config.iterations,
-        "learning_rate": config.learning_rate,
+        "learning_rate": config.ppo.learning_rate,
         "eval_plays": len(floor_all),
         "win_rate_before": round(statistics.fmean(flat(before)), 4),
         "per_env_before": summary(before),

@@ -47,11 +47,11 @@ def run(iterations: int, overrides: list[str]) -> dict:
         wall = time.perf_counter() - started
     seconds = {p: round(sum(m.get(f"time/{p}", 0.0) for m in history), 3) for p in PHASES}
     total = sum(m["time/iteration"] for m in history)
-    steady = history[config.regen_interval :]
+    steady = history[config.pool.regen_interval :]
     return {
         "benchmark": "train_tiny_iteration",
         "iterations": len(history),
-        "async_regeneration": config.async_regeneration,
+        "async_regeneration": config.design.async_regeneration,
         "wall_seconds_with_startup": round(wall, 2),
         "iteration_seconds": round(total, 3),
         "phase_seconds": seconds,

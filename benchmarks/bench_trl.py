@@ -86,7 +86,7 @@ def train_spadegym(config, keep: bool) -> dict:
     from spadegym_train.loop import train
     from spadegym_train.metrics import read_metrics
 
-    samples = config.iterations * config.plays_per_env * len(config.env_ids)
+    samples = config.iterations * config.play.plays_per_env * len(config.pool.env_ids)
     workspace = Path(config.workspace)
     latest = ckpt.latest_checkpoint(workspace) if keep else None
     if latest is None or ckpt.checkpoint_iteration(latest) != config.iterations:
@@ -121,8 +121,8 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
 
     from spadegym.integrations.trl import environment_factory, load_model, machine_settings
 
-    model, tokenizer = load_model(config.model)
-    factory = environment_factory(ids, seed=config.seed, difficulty=config.solver_difficulty)
+    model, tokenizer = load_model(config.model.name)
+    factory = environment_factory(ids, seed=config.seed, difficulty=config.play.solver_difficulty)
     rows = config.iterations * len(ids)
     inputs = factory.trainer_inputs(
         tokenizer, rows, turns="text", reply_tokens=REPLY_TOKENS, max_turns=MAX_TURNS
@@ -133,14 +133,14 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
     args = GRPOConfig(
         output_dir=str(out / "trl"),
         max_steps=config.iterations,
-        per_device_train_batch_size=config.plays_per_env * len(ids),
-        num_generations=config.plays_per_env,
+        per_device_train_batch_size=config.play.plays_per_env * len(ids),
+        num_generations=config.play.plays_per_env,
         max_completion_length=BUDGET,
-        learning_rate=config.learning_rate,
-        temperature=config.temperature,
-        top_p=config.top_p,
-        beta=config.kl_coef,
-        num_iterations=config.ppo_epochs,
+        learning_rate=config.ppo.learning_rate,
+        temperature=config.generation.temperature,
+        top_p=config.generation.top_p,
+        beta=config.ppo.kl_coef,
+        num_iterations=config.ppo.epochs,
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
@@ -150,10 +150,10 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         **machine_settings(),
     )
     lora = LoraConfig(
-        r=config.lora_r,
-        lora_alpha=config.lora_alpha,
-        lora_dropout=config.lora_dropout,
-        target_modules=list(config.lora_target_modules),
+        r=config.lora.r,
+        lora_alpha=config.lora.alpha,
+        lora_dropout=config.lora.dropout,
+        target_modules=list(config.lora.target_modules),
         task_type="CAUSAL_LM",
     )
     try:
@@ -165,7 +165,7 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         seconds = time.perf_counter() - started
     finally:
         factory.close()
-    return trainer.model, tokenizer, {"seconds": seconds, "samples": rows * config.plays_per_env}
+    return trainer.model, tokenizer, {"seconds": seconds, "samples": rows * config.play.plays_per_env}
 
 
 def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float]:
@@ -177,7 +177,7 @@ def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float
     from spadegym.play import solver_system_prompt
     from spadegym_train.loop import episode_seed
 
-    factory = environment_factory(ids, difficulty=config.solver_difficulty)
+    factory = environment_factory(ids, difficulty=config.play.solver_difficulty)
     outcomes: list[float] = []
     try:
         for program in factory.programs:
@@ -186,7 +186,7 @@ def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float
                 instance = {
                     "env_id": program.env_id,
                     "seed": episode_seed(config.seed, 0, program.env_id, play, evaluation=True),
-                    "difficulty": config.solver_difficulty,
+                    "difficulty": config.play.solver_difficulty,
                     "hint": False,
                 }
                 carried = {INSTANCE_KEY: json.dumps(instance)}
@@ -209,8 +209,8 @@ def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float
                 budget=BUDGET,
                 reply_tokens=REPLY_TOKENS,
                 max_turns=MAX_TURNS,
-                temperature=config.temperature,
-                top_p=config.top_p,
+                temperature=config.generation.temperature,
+                top_p=config.generation.top_p,
             )
             outcomes += [episode.outcome for episode in played]
     finally:
@@ -243,8 +243,8 @@ def main() -> None:
     plays = 2 if args.smoke else args.eval_plays
     args.out.mkdir(parents=True, exist_ok=True)
     config = _config(args, args.out / "spadegym_train")
-    torch.set_num_threads(config.torch_threads or torch.get_num_threads())
-    ids = [f"spade/{name}" for name in config.env_ids]
+    torch.set_num_threads(config.model.torch_threads or torch.get_num_threads())
+    ids = [f"spade/{name}" for name in config.pool.env_ids]
     held = held_out_seeds(ids, plays, config)
     ours = train_spadegym(config, args.keep_spadegym_run)
     with use_home(args.out / "home"):  # the library's environments, no user registry
@@ -255,7 +255,7 @@ def main() -> None:
         model, tokenizer = spadegym_model(config)
         results["spadegym_train"] = evaluate(model, tokenizer, ids, plays, config)
         del model
-        base, tokenizer = load_model(config.model)
+        base, tokenizer = load_model(config.model.name)
         results["control"] = evaluate(base, tokenizer, ids, plays, config)
         evaluation_seconds = time.perf_counter() - started
     control, control_error = _mean_and_error(results["control"])
@@ -284,11 +284,11 @@ def main() -> None:
             {
                 "benchmark": "trl_reference",
                 "settings": "smoke" if args.smoke else "full",
-                "model": config.model,
+                "model": config.model.name,
                 "envs": ids,
                 "iterations": config.iterations,
-                "plays_per_env": config.plays_per_env,
-                "learning_rate": config.learning_rate,
+                "plays_per_env": config.play.plays_per_env,
+                "learning_rate": config.ppo.learning_rate,
                 "control_stderr": round(control_error, 4),
                 "evaluation_seconds": round(evaluation_seconds, 1),
                 "torch_threads": torch.get_num_threads(),

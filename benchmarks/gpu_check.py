@@ -229,25 +229,25 @@ def run(args: argparse.Namespace, torch: Any, cuda: bool, workdir: Path) -> int:
     )
 
     engine = make_engine(config, policy, config.workspace)  # the preset's engine: hf
-    template = config.chat_template_kwargs
+    template = config.model.chat_template_kwargs
     solver_prompts = prompts(
         policy.tokenizer, sizes["rollout_prompts"], sizes["rollout_prompt_tokens"], template
     )
     engine.generate(solver_prompts[:2], "solver", 4)  # warm-up: kernels, allocator
     with meter:
-        replies = engine.generate(solver_prompts, "solver", config.solver_max_new_tokens)
-    emit("rollout", **_throughput(replies, meter), max_new_tokens=config.solver_max_new_tokens)
+        replies = engine.generate(solver_prompts, "solver", config.generation.solver_max_new_tokens)
+    emit("rollout", **_throughput(replies, meter), max_new_tokens=config.generation.solver_max_new_tokens)
 
     designer_prompts = prompts(
-        policy.tokenizer, sizes["designer_prompts"], config.max_prompt_tokens, template
+        policy.tokenizer, sizes["designer_prompts"], config.generation.max_prompt_tokens, template
     )
     with meter:
-        programs = engine.generate(designer_prompts, "designer", config.designer_max_new_tokens)
+        programs = engine.generate(designer_prompts, "designer", config.generation.designer_max_new_tokens)
     emit(
         "designer",
         **_throughput(programs, meter),
-        prompt_tokens=config.max_prompt_tokens,
-        max_new_tokens=config.designer_max_new_tokens,
+        prompt_tokens=config.generation.max_prompt_tokens,
+        max_new_tokens=config.generation.designer_max_new_tokens,
     )
 
     samples = [
@@ -263,8 +263,8 @@ def run(args: argparse.Namespace, torch: Any, cuda: bool, workdir: Path) -> int:
     emit(
         "update",
         optimizer=type(optimizer).__name__,
-        kl_coef=config.kl_coef,
-        micro_batch_size=config.micro_batch_size,
+        kl_coef=config.ppo.kl_coef,
+        micro_batch_size=config.ppo.micro_batch_size,
         sequences=len(samples),
         longest_sequence=max(len(s.prompt_ids) + len(s.response_ids) for s in samples),
         tokens=trained,
@@ -332,7 +332,7 @@ def _vllm(
     try:
         engine.generate(batch[:2], "solver", 4)
         with meter:
-            replies = engine.generate(batch, "solver", config.solver_max_new_tokens)
+            replies = engine.generate(batch, "solver", config.generation.solver_max_new_tokens)
         figures = _throughput(replies, meter)
         with meter:
             engine.sync(1)

@@ -26,6 +26,7 @@ from spadegym_train.library import PoolEnv
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
+    from spadegym_train.config import TrainConfig
 
 KEEP = 2
 """Checkpoints kept on disk (older ones are removed)."""
@@ -168,7 +169,7 @@ def load_checkpoint(checkpoint: Path, policy: Any, optimizer: Any) -> RunState:
     return RunState.from_json((checkpoint / "state.json").read_text(encoding="utf-8"))
 
 
-def prepare_workspace(config: Any) -> tuple[Path, Path | None]:
+def prepare_workspace(config: TrainConfig) -> tuple[Path, Path | None]:
     """Open the run folder: restore the latest checkpoint's files, or clear a failed start's.
 
     Returns:
@@ -200,7 +201,7 @@ def prepare_workspace(config: Any) -> tuple[Path, Path | None]:
     return workspace, checkpoint
 
 
-def completed_iterations(config: Any) -> int:
+def completed_iterations(config: TrainConfig) -> int:
     """Iterations the workspace's latest checkpoint has done (0 for a new run)."""
     if not config.resume:
         return 0

@@ -30,13 +30,14 @@ from spadegym.designer.context import draw_context
 from spadegym.designer.prompts import design_messages
 from spadegym.errors import ConfigError, ProgramError
 from spadegym.extract import extract_program
-from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, Validator
+from spadegym.validation import CheckResult, ValidationReport, Validator
 from spadegym_train.design_prompts import short_design_messages
 from spadegym_train.engines.base import encode_chat
 from spadegym_train.library import PoolEnv, register
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
+    from spadegym_train.config import TrainConfig
 
 
 @dataclass
@@ -104,9 +105,9 @@ def pick_skills(skills: list[str], count: int, regeneration: int) -> list[str]:
     return [skills[(start + k) % len(skills)] for k in range(count)]
 
 
-def designer_difficulty(config: Any, rng: random.Random, slot: int) -> int:
+def designer_difficulty(config: TrainConfig, rng: random.Random, slot: int) -> int:
     """The difficulty a design prompt asks for (``TrainConfig.designer_difficulty``)."""
-    choice = config.designer_difficulty
+    choice = config.design.difficulty
     if choice == "random":
         return rng.randint(contract.MIN_DIFFICULTY, contract.MAX_DIFFICULTY)
     if isinstance(choice, list):
@@ -135,13 +136,13 @@ def recorded_replies(pattern: str | list[str] | None) -> list[str]:
     return [Path(p).read_text(encoding="utf-8") for p in paths]
 
 
-def first_slots(config: Any, regeneration: int) -> list[Slot]:
+def first_slots(config: TrainConfig, regeneration: int) -> list[Slot]:
     """The model's slots of a regeneration: prompt ``k``'s samples share its skill."""
-    skills = pick_skills(config.skills, config.skills_per_regen, regeneration)
+    skills = pick_skills(config.design.skills, config.design.skills_per_regen, regeneration)
     return [
-        Slot(k * config.candidates_per_doc + j, skills[k % len(skills)])
-        for k in range(config.docs_per_regen)
-        for j in range(config.candidates_per_doc)
+        Slot(k * config.design.candidates_per_doc + j, skills[k % len(skills)])
+        for k in range(config.design.docs_per_regen)
+        for j in range(config.design.candidates_per_doc)
     ]
 
 
@@ -151,7 +152,7 @@ def _source_of(registry_root: Path, env_id: str) -> str | None:
 
 
 def write_candidates(
-    config: Any,
+    config: TrainConfig,
     engine: Any,
     tokenizer: Any,
     corpus: Any,
@@ -170,19 +171,19 @@ def write_candidates(
     document. Recorded replies are appended as extra slots (first attempt only), taken in
     turn: ``scripted_per_regen`` of them per regeneration.
     """
-    share = config.candidates_per_doc if attempt == 1 else 1
+    share = config.design.candidates_per_doc if attempt == 1 else 1
     groups = [slots[k : k + share] for k in range(0, len(slots), share)]
     prompts = []
     for group in groups:
         skill = group[0].skill
         document = corpus.sample(rng).text
         difficulty = designer_difficulty(config, rng, group[0].index)
-        if config.designer_prompt == "short":
+        if config.design.prompt == "short":
             ids = encode_chat(
                 tokenizer,
                 short_design_messages(skill, document),
-                config.max_prompt_tokens,
-                config.chat_template_kwargs,
+                config.generation.max_prompt_tokens,
+                config.model.chat_template_kwargs,
             )
             prompts += [(slot, ids, difficulty, {}) for slot in group]
             continue
@@ -192,9 +193,9 @@ def write_candidates(
             document,
             rng,
             lambda env_id: _source_of(registry_root, env_id),
-            examples=config.designer_examples,
-            pool=config.designer_example_pool,
-            band=tuple(config.designer_example_band),
+            examples=config.design.examples,
+            pool=config.design.example_pool,
+            band=(config.design.example_band[0], config.design.example_band[1]),
         )
         messages = design_messages(
             skill,
@@ -205,13 +206,16 @@ def write_candidates(
             nearby=context.nearby,
         )
         ids = encode_chat(
-            tokenizer, messages, config.max_prompt_tokens, config.chat_template_kwargs
+            tokenizer,
+            messages,
+            config.generation.max_prompt_tokens,
+            config.model.chat_template_kwargs,
         )
         prompts += [(slot, ids, difficulty, context.shown) for slot in group]
     candidates: list[Candidate] = []
     if prompts:
         replies = engine.generate(
-            [ids for _, ids, _, _ in prompts], "designer", config.designer_max_new_tokens
+            [ids for _, ids, _, _ in prompts], "designer", config.generation.designer_max_new_tokens
         )
         for (slot, _, difficulty, shown), reply in zip(prompts, replies, strict=True):
             candidates.append(
@@ -229,8 +233,8 @@ def write_candidates(
             )
     if recorded and attempt == 1 and prompts:
         extra = len(slots)
-        for j in range(config.scripted_per_regen):
-            text = recorded[(regeneration * config.scripted_per_regen + j) % len(recorded)]
+        for j in range(config.design.scripted_per_regen):
+            text = recorded[(regeneration * config.design.scripted_per_regen + j) % len(recorded)]
             slot, ids, difficulty, shown = prompts[j % len(prompts)]
             # No tokens: the model never sampled this text, so it is never a designer sample.
             candidates.append(
@@ -277,11 +281,6 @@ def find_copies(candidates: list[Candidate], memory: MemoryLike | None) -> dict[
             if copy is not None:
                 copies[index] = copy
     return copies
-
-
-def validation_config(config: Any) -> ValidationConfig:
-    """How hard the run's validation looks."""
-    return ValidationConfig(fuzz_examples=config.fuzz_examples)
 
 
 @dataclass

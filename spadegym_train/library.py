@@ -13,10 +13,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ConfigError, ProgramError
 from spadegym.registry.store import Registry  # imported up front: pydantic takes ~0.1 s
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 
 @dataclass
@@ -125,22 +128,22 @@ def register(root: Path, program: str, report: Any, provenance: dict[str, Any]) 
     return gym_id.split("/", 1)[1]
 
 
-def select_library(config: Any) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
+def select_library(config: TrainConfig) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
     """``(train, eval)`` registry environments: ``env_ids`` only, split by ``eval_split``."""
-    envs = read_library(config.registry)
-    if config.env_ids is not None:
-        wanted = {i.rsplit("/", 1)[-1] for i in config.env_ids}
+    envs = read_library(config.pool.registry)
+    if config.pool.env_ids is not None:
+        wanted = {i.rsplit("/", 1)[-1] for i in config.pool.env_ids}
         missing = sorted(wanted - {e.env_id for e in envs})
         if missing:
-            where = config.registry or "the shipped library"
+            where = config.pool.registry or "the shipped library"
             raise ConfigError(
                 f"env_ids names {', '.join(missing)}, which {where} does not hold; "
                 "give folder names like ColorPick-v0 (see `spadegym list`)."
             )
         envs = [e for e in envs if e.env_id in wanted]
-    if config.eval_split == "seeds":
+    if config.evaluation.split == "seeds":
         return envs, envs
-    return split_library(envs, config.eval_fraction)
+    return split_library(envs, config.evaluation.fraction)
 
 
 def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:

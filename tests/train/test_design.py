@@ -9,7 +9,7 @@ from spadegym_train.design import Candidate, designer_difficulty, first_slots, r
 
 
 def test_retries_take_failed_model_slots_with_attempts_left(tiny):
-    config = tiny(docs_per_regen=2, candidates_per_doc=2)
+    config = tiny({"design.docs_per_regen": 2, "design.candidates_per_doc": 2})
     slots = first_slots(config, 0)
     assert [s.index for s in slots] == [0, 1, 2, 3]
     assert slots[0].skill == slots[1].skill != slots[2].skill  # one prompt, one skill
@@ -25,7 +25,7 @@ def test_retries_take_failed_model_slots_with_attempts_left(tiny):
     ("setting", "expected"), [(3, [3, 3, 3]), ([1, 4], [1, 4, 1]), ("random", None)]
 )
 def test_designer_difficulty(tiny, setting, expected):
-    config = tiny(designer_difficulty=setting)
+    config = tiny({"design.difficulty": setting})
     rng = random.Random(0)
     levels = [designer_difficulty(config, rng, slot) for slot in range(3)]
     if expected is None:
@@ -64,11 +64,14 @@ def test_the_prompt_budget_is_checked_and_the_short_prompt_fits(tiny):
 
     config = tiny()  # the character tokenizer: a token per character
     tokenizer = load_policy(config, config.workspace).tokenizer
-    corpus = load_corpus(config.corpus)
+    corpus = load_corpus(config.design.corpus)
     problem = prompt_budget_problem(config, tokenizer, corpus)
-    assert problem is not None and "max_prompt_tokens=384 keeps only their last 384" in problem
-    assert "designer_prompt=short" in problem
-    short = tiny(designer_prompt="short", max_prompt_tokens=4000)
+    assert (
+        problem is not None
+        and "generation.max_prompt_tokens=384 keeps only their last 384" in problem
+    )
+    assert "design.prompt=short" in problem
+    short = tiny({"design.prompt": "short", "generation.max_prompt_tokens": 4000})
     assert prompt_budget_problem(short, tokenizer, corpus) is None
     text = short_design_messages("Logical_Deduction", "A long document. " * 200)[1]["content"]
     assert "Logical_Deduction" in text and "class AppleSumEnv" in text and len(text) < 2000
