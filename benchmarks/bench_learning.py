@@ -148,12 +148,13 @@ def evaluate_arm(
     from spadegym_train.loop import Run, seed_everything
 
     moved = [TRANSFER_SAME_FORMAT, TRANSFER_OTHER_FORMAT] if transfer_plays else []
-    wide = dataclasses.replace(
-        config,
+    wide = config.replace(
+        {
+            "pool.env_ids": [*envs, *moved],
+            "evaluation.envs": len(envs) + len(moved),
+            "play.max_episode_turns": max(config.play.max_episode_turns, TRANSFER_TOOL_TURNS),
+        },
         mode="fixed",
-        env_ids=[*envs, *moved],
-        eval_envs=len(envs) + len(moved),
-        max_episode_turns=max(config.play.max_episode_turns, TRANSFER_TOOL_TURNS),
     )
     workspace = Path(config.workspace)
     workspace.mkdir(parents=True, exist_ok=True)
@@ -277,11 +278,16 @@ def main() -> None:
     started = time.perf_counter()
     out = args.out / f"seed{args.seed}"
     out.mkdir(parents=True, exist_ok=True)
-    common = [*args.overrides, f"seed={args.seed}", "console=true", "tensorboard=false"]
+    common = [
+        *args.overrides,
+        f"seed={args.seed}",
+        "logging.console=true",
+        "logging.tensorboard=false",
+    ]
     common.append("resume=false")
     if args.iterations is not None:
         common.append(f"iterations={args.iterations}")
-    extra = {"trained": [], "control": ["learning_rate=0"], "curriculum": ["mode=curriculum"]}
+    extra = {"trained": [], "control": ["ppo.learning_rate=0"], "curriculum": ["mode=curriculum"]}
 
     def config(name: str):
         workspace = out / name
@@ -292,13 +298,13 @@ def main() -> None:
 
     configs = {arm: config(arm) for arm in arms}
     first = configs[arms[0]]
-    envs = sorted(e.rsplit("/", 1)[-1] for e in first.env_ids)
+    envs = sorted(e.rsplit("/", 1)[-1] for e in first.pool.env_ids)
     floors = measure_floors(first, envs, args.eval_plays, args.floor_seeds)
     for key, floor in sorted(floors.items()):
         print(f"floor {key}: {floor.mean:.3f} ({floor.shortcut!r})", flush=True)
     shutil.rmtree(out / "base", ignore_errors=True)
-    base_config = dataclasses.replace(
-        first, mode="fixed", learning_rate=0.0, workspace=str(out / "base")
+    base_config = first.replace(
+        {"ppo.learning_rate": 0.0}, mode="fixed", workspace=str(out / "base")
     )
     finals, moved = {}, {}
     # No checkpoint: the base model.

