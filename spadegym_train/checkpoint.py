@@ -42,7 +42,7 @@ class RunState:
         pool: the environments being played.
         candidates: the designer candidates of the current window.
         next_candidates: the next window's candidates, already written
-            (``async_regeneration``); validated again on resume if their check was in flight.
+            (``design.async_regeneration``); validated again on resume if their check was in flight.
         baselines: RAE baselines (``RoleBaselines.state_dict``).
         sampler: state of the ``random.Random`` that samples documents, difficulties, pools.
         curriculum: the curriculum's state (``Curriculum.state_dict``), ``mode=curriculum``.

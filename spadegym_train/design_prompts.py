@@ -53,7 +53,7 @@ SHORT_DOCUMENT_CHARS = 600
 
 
 def short_design_messages(skill: str, document: str) -> list[dict[str, str]]:
-    """A design prompt a 135M model can take in whole (``designer_prompt="short"``).
+    """A design prompt a 135M model can take in whole (``design.prompt="short"``).
 
     The full prompt (``spadegym.designer.prompts.design_messages``: the contract, a skeleton,
     two examples with code, the document) is about 2,200 tokens; a small model given the end
@@ -75,7 +75,7 @@ def short_design_messages(skill: str, document: str) -> list[dict[str, str]]:
 
 
 def prompt_budget_problem(config: TrainConfig, tokenizer: Any, corpus: Any) -> str | None:
-    """Why design prompts will not fit ``max_prompt_tokens``, or ``None``.
+    """Why design prompts will not fit ``generation.max_prompt_tokens``, or ``None``.
 
     Measured on a prompt for the first skill and the corpus's first document, without memory
     examples (which only make it longer): an over-long prompt loses its beginning, where the

@@ -2,15 +2,15 @@
 
 Transformers ``generate`` keeps, for every sequence of a batch, a key and a value vector per
 layer, per key/value head, per token: ``2 x layers x kv_heads x head_dim x bytes`` per token.
-A batch of ``generation_batch_size`` prompts of up to ``max_prompt_tokens`` that each write up
-to the role's token limit therefore holds, at its longest,
+A batch of ``generation.batch_size`` prompts of up to ``generation.max_prompt_tokens`` that each
+write up to the role's token limit therefore holds, at its longest,
 
     cache = 2 x layers x kv_heads x head_dim x bytes x batch x (prompt + new tokens)
 
 which for Qwen3-0.6B (28 layers, 8 key/value heads of 128, bfloat16: 112 KiB a token) reaches
 tens of GB at the designer's longest lengths, beside the weights and the optimiser state. The
 run prints this estimate at start (``describe``). With ``engine="vllm"`` the cache is vLLM's
-paged pool inside ``vllm_gpu_memory_utilization`` of the GPU instead, and is reported so.
+paged pool inside ``generation.vllm_gpu_memory_utilization`` of the GPU instead, and is reported so.
 """
 
 from __future__ import annotations

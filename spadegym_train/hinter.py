@@ -6,7 +6,7 @@ and the leak check would have to catch every spelling of it. SPADE therefore has
 read the game's source in a separate call and write the hint; here that call also sees the
 instance's first observation, and by default it is the frozen base model (the run's model with
 its LoRA adapters disabled, so training never shapes it), or any ``spadegym.llm`` backend
-(``hint_llm``), sampled at ``hint_temperature``.
+(``play.hint_llm``), sampled at ``generation.hint_temperature``.
 
 What the hinter reads is the program as the interpreter sees it, less two channels the
 designer could use to speak to it (``hinter_view``): comments are gone (the program is parsed
@@ -236,7 +236,7 @@ def model_writer(engine: Any, tokenizer: Any, config: TrainConfig) -> Writer:
 
 
 def llm_writer(llm: ChatLLM, concurrency: int = 8) -> Writer:
-    """A ``spadegym.llm`` backend (``hint_llm``); a failed call gives an empty (rejected) hint."""
+    """A ``spadegym.llm`` backend (``play.hint_llm``); a failed call gives an empty hint."""
 
     def ask(messages: list[Message]) -> str:
         try:

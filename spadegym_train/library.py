@@ -38,8 +38,8 @@ class PoolEnv:
             for a designed program, from its manifest for a library one; ``None`` when not
             measured (and for two-player games).
         difficulty: its ``reset`` difficulty in this pool (curriculum mode); ``None``: the
-            run's ``solver_difficulty``.
-        plays: plain plays this iteration (curriculum mode); ``None``: ``plays_per_env``.
+            run's ``play.solver_difficulty``.
+        plays: plain plays this iteration (curriculum mode); ``None``: ``play.plays_per_env``.
     """
 
     key: str
@@ -129,7 +129,7 @@ def register(root: Path, program: str, report: Any, provenance: dict[str, Any]) 
 
 
 def select_library(config: TrainConfig) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
-    """``(train, eval)`` registry environments: ``env_ids`` only, split by ``eval_split``."""
+    """``(train, eval)`` registry environments: ``pool.env_ids``, split by ``evaluation.split``."""
     envs = read_library(config.pool.registry)
     if config.pool.env_ids is not None:
         wanted = {i.rsplit("/", 1)[-1] for i in config.pool.env_ids}

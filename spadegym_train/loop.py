@@ -1,23 +1,23 @@
 """The self-play loop: ``Run.iteration`` reads top to bottom as the steps of one iteration.
 
-1. At the start of a window of ``regen_interval`` iterations, a new pool: in ``spade`` mode the
+1. At the start of a window of ``pool.regen_interval`` iterations, a new pool: in ``spade`` mode the
    designer's candidates (written at the previous window's end, or now for the first) are
    validated, deduplicated and registered, and failed slots are written again from fresh
-   documents, up to ``design_attempts`` attempts; in ``fixed`` mode a pool is drawn from the
+   documents, up to ``design.attempts`` attempts; in ``fixed`` mode a pool is drawn from the
    registry; in ``curriculum`` mode the curriculum draws (environment, difficulty) slots by
    the solver's recent plays, and learns from this iteration's plays after step 3.
 2. The solver plays every pool environment K times without a hint and, at regeneration
-   iterations (``hint_plays``), K times with one (the hinter's, or the program's own).
+   iterations (``play.hint_plays``), K times with one (the hinter's, or the program's own).
 3. Outcomes, as win rates, go to the memory and to the designer's window. A program the
    sandbox's watchdog quarantined while it was played (it slowed down or changed as it ran) is
-   dropped from the pool and counts as failed for its designer (``timeout_penalty``).
+   dropped from the pool and counts as failed for its designer (``rewards.timeout_penalty``).
 4. Solver advantages: z-scores per environment, SPIRAL's role baselines for two-player games.
 5. At a window's end, designer rewards, centred per skill and scaled as SPADE does.
-6. ``ppo_epochs`` clipped policy-gradient steps on the LoRA weights, with truncated importance
+6. ``ppo.epochs`` clipped policy-gradient steps on the LoRA weights, with truncated importance
    sampling against the engine's log-probs.
 7. At a window's end, the designer writes the next window's first attempts, validated on a
    background thread while (8) the evaluation, the metrics and the checkpoint run.
-   ``async_regeneration`` writes each window's a whole window ahead instead.
+   ``design.async_regeneration`` writes each window's a whole window ahead instead.
 
 Time is recorded by one ``Stopwatch``: ``time/<step>`` per step, and ``time/env_share`` for the
 environment side (validation, deduplication, registration and sandbox stepping).
@@ -88,8 +88,8 @@ from spadegym_train.rewards import (
 )
 
 EVAL_SEEDS = 2**30
-"""Training plays draw seeds below this and evaluations at or above it, so ``eval_split=seeds``
-never evaluates an instance the solver trained on."""
+"""Training plays draw seeds below this and evaluations at or above it, so
+``evaluation.split=seeds`` never evaluates an instance the solver trained on."""
 
 
 def seed_everything(seed: int) -> None:
@@ -533,7 +533,7 @@ class Run:
         return episodes
 
     def log_episodes(self, episodes: list[Episode], it: int) -> None:
-        """Write ``log_episodes`` of them to ``episodes.jsonl``, taking environments in turn."""
+        """Write ``logging.log_episodes`` of them to ``episodes.jsonl``, environments in turn."""
         if self.config.logging.log_episodes <= 0:
             return
         by_env: dict[str, list[Episode]] = {}
@@ -702,7 +702,7 @@ class Run:
     # -- 8. evaluation -------------------------------------------------------------------------
 
     def evaluation_pool(self, envs: list[LibraryEnv]) -> list[PoolEnv]:
-        """The first ``eval_envs`` one-player environments that load.
+        """The first ``evaluation.envs`` one-player environments that load.
 
         Two-player games are left out: with the model in both seats their mean is zero by
         construction.
@@ -726,7 +726,7 @@ class Run:
         return episodes
 
     def evaluate(self, watch: Stopwatch) -> dict[str, float]:
-        """The periodic evaluation's metrics (``eval_plays`` per environment)."""
+        """The periodic evaluation's metrics (``evaluation.plays`` per environment)."""
         outcomes = [
             e.outcome[0] for e in self.evaluation_episodes(self.config.evaluation.plays, watch)
         ]

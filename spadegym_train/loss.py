@@ -4,15 +4,15 @@ Per token: ``ratio = exp(logp - logp_old)``, surrogate ``min(ratio * A, clip(rat
 1 + 0.28) * A)``, weighted by the truncated importance weight
 ``w = min(exp(logp_old - logp_engine), tis_cap)`` (the engine that sampled a reply and the
 learner disagree slightly about its probability: kernels, precision, batching), plus
-``kl_coef`` times the k3 estimate of KL to the reference (the base model, adapters disabled).
+``ppo.kl_coef`` times the k3 estimate of KL to the reference (the base model, adapters disabled).
 ``logp_old`` is the learner's log-prob under the weights that sampled the reply: computed just
-before the update for the iteration's fresh samples (so the first of the ``ppo_epochs``
+before the update for the iteration's fresh samples (so the first of the ``ppo.epochs``
 optimizer steps has ratio 1 and the later ones clip; with one epoch the update's own forward
 pass gives it), and at generation time for the designer's samples, which train at the end of
 their window. Logits are computed only from the first position that predicts a response
 token. A learning rate of 0 (a control run) skips the update: it could not change a weight.
 
-Aggregation (``loss_aggregation``): ``token_mean`` divides the summed token losses by every
+Aggregation (``ppo.loss_aggregation``): ``token_mean`` divides the summed token losses by every
 response token of the iteration (DAPO's token-level mean, as SPADE), ``role_mean`` averages
 each role's tokens apart and adds the two means. Micro-batches accumulate gradients; one
 optimizer step per epoch. Log-probs use the sampling temperature, so ratios refer to the
@@ -242,10 +242,10 @@ def make_optimizer(
 def update(
     policy: Any, optimizer: torch.optim.Optimizer, samples: Sequence[Sample], config: TrainConfig
 ) -> dict[str, float]:
-    """One iteration's update: ``ppo_epochs`` optimizer steps over ``samples``.
+    """One iteration's update: ``ppo.epochs`` optimizer steps over ``samples``.
 
     Samples with a zero advantage are dropped (they carry no gradient, as in SPIRAL); with
-    ``learning_rate`` 0 nothing is computed.
+    ``ppo.learning_rate`` 0 nothing is computed.
 
     Returns:
         ``loss/...`` metrics: the loss, clip fraction, mean ratio, importance weights, KL and

@@ -1,7 +1,7 @@
 """The policy: one base model (4-bit NF4 on request) with LoRA adapters, and its reference.
 
 One shared adapter serves the designer and the solver by default; with
-``separate_adapters`` they get one each. The hint writer uses no adapter: it is the base model
+``lora.separate_adapters`` they get one each. The hint writer uses no adapter: it is the base model
 with its adapters disabled (``engines.base.BASE_ROLE``), so training never shapes it
 (``hinter``). The reference policy of the optional KL term is that same adapter-free model, so
 no second copy is held. LoRA is never merged into the base: merging into 4-bit

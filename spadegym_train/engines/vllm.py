@@ -1,12 +1,12 @@
 """``VLLMEngine``: vLLM sampling with the LoRA adapters loaded per request (GPU, optional).
 
-The base model is loaded once by vLLM (4-bit through bitsandbytes when the run is 4-bit). After
-each update the trainer writes the adapters to ``workspace/adapters/step-N``; the next request
-names that folder under a new LoRA id, so vLLM never serves a stale adapter. Nothing is merged.
-Only the newest ``vllm_keep_adapters`` folders stay on disk. The ``"base"`` role (the hinter)
-samples without any adapter. Each completion carries vLLM's log-probs of its tokens, after
-temperature and top-p (``logprobs_mode="processed_logprobs"``, required: a vLLM without it is
-refused), for truncated importance sampling against the learner's.
+The base model is loaded once by vLLM (4-bit through bitsandbytes when the run is 4-bit). After each
+update the trainer writes the adapters to ``workspace/adapters/step-N``; the next request names that
+folder under a new LoRA id, so vLLM never serves a stale adapter. Nothing is merged. Only the newest
+``generation.vllm_keep_adapters`` folders stay on disk. The ``"base"`` role (the hinter) samples
+without any adapter. Each completion carries vLLM's log-probs of its tokens, after temperature and
+top-p (``logprobs_mode="processed_logprobs"``, required: a vLLM without it is refused), for
+truncated importance sampling against the learner's.
 
 Not run in this project's CI (it needs a CUDA GPU and the ``[vllm]`` extra).
 """
@@ -30,7 +30,8 @@ class VLLMEngine:
     """Generation through ``vllm.LLM`` sharing the GPU with the training model.
 
     Args:
-        config: the run's ``TrainConfig`` (``vllm_gpu_memory_utilization`` bounds vLLM's share).
+        config: the run's ``TrainConfig`` (``generation.vllm_gpu_memory_utilization`` bounds
+            vLLM's share).
         policy: the training policy, whose adapters are saved for vLLM after each update.
         workspace: the run folder; adapters go to ``adapters/step-N`` under it.
     """
