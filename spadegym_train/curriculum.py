@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from spadegym.contract import chance_adjusted
 from spadegym.errors import ConfigError
@@ -37,6 +37,7 @@ from spadegym_train.library import PoolEnv
 from spadegym_train.rewards import DESIGNER_REWARDS, mean
 
 if TYPE_CHECKING:
+    from spadegym.play import Episode
     from spadegym_train.config import CurriculumConfig
 
 MIN_DIFFICULTY = 1
@@ -283,7 +284,9 @@ def curriculum_pool(
     ]
 
 
-def record_plays(curriculum: Curriculum, pool: Sequence[PoolEnv], episodes: Sequence[Any]) -> None:
+def record_plays(
+    curriculum: Curriculum, pool: Sequence[PoolEnv], episodes: Sequence[Episode]
+) -> None:
     """Give the curriculum the pool's plain and hinted outcomes (win-rate scale), then move."""
     for env in pool:
         if env.difficulty is None:

@@ -106,7 +106,7 @@ def pick_skills(skills: list[str], count: int, regeneration: int) -> list[str]:
 
 
 def designer_difficulty(config: TrainConfig, rng: random.Random, slot: int) -> int:
-    """The difficulty a design prompt asks for (``TrainConfig.designer_difficulty``)."""
+    """The difficulty a design prompt asks for (``TrainConfig.design.difficulty``)."""
     choice = config.design.difficulty
     if choice == "random":
         return rng.randint(contract.MIN_DIFFICULTY, contract.MAX_DIFFICULTY)

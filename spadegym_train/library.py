@@ -19,6 +19,8 @@ from spadegym.errors import ConfigError, ProgramError
 from spadegym.registry.store import Registry  # imported up front: pydantic takes ~0.1 s
 
 if TYPE_CHECKING:
+    from spadegym.sandbox.pool import SandboxPool
+    from spadegym.vector_ray import RaySandboxPool
     from spadegym_train.config import TrainConfig
 
 
@@ -146,7 +148,7 @@ def select_library(config: TrainConfig) -> tuple[list[LibraryEnv], list[LibraryE
     return split_library(envs, config.evaluation.fraction)
 
 
-def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
+def describe(sandbox: SandboxPool | RaySandboxPool, envs: list[LibraryEnv]) -> list[PoolEnv]:
     """Registry environments as pool entries (those that no longer load are left out)."""
     pool = []
     for env in envs:

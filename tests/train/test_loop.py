@@ -144,7 +144,7 @@ def test_the_tiny_preset_finds_the_shipped_examples_from_any_folder(monkeypatch,
     from spadegym_train.design import recorded_replies
 
     monkeypatch.chdir(tmp_path)
-    assert len(recorded_replies(load_config(preset="tiny-cpu").scripted_designer)) >= 6
+    assert len(recorded_replies(load_config(preset="tiny-cpu").design.scripted)) >= 6
 
 
 def test_two_player_outcomes_count_as_win_rates(tiny):
