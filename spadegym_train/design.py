@@ -128,9 +128,9 @@ def recorded_replies(pattern: str | list[str] | None) -> list[str]:
         found = sorted(glob.glob(one))
         if not found:
             raise ConfigError(
-                f"scripted_designer={one!r} names no file (relative globs are "
+                f"design.scripted={one!r} names no file (relative globs are "
                 "read from the current folder); give a glob of recorded replies, "
-                "or scripted_designer=null to run without."
+                "or design.scripted=null to run without."
             )
         paths += found
     return [Path(p).read_text(encoding="utf-8") for p in paths]

@@ -228,8 +228,8 @@ def make_optimizer(
         import bitsandbytes as bnb
     except ImportError as exc:
         raise ConfigError(
-            f"optimizer={config.ppo.optimizer!r} needs bitsandbytes; pip install "
-            "bitsandbytes or use optimizer=adamw."
+            f"ppo.optimizer={config.ppo.optimizer!r} needs bitsandbytes; pip install "
+            "bitsandbytes or use ppo.optimizer=adamw."
         ) from exc
     cls = (
         bnb.optim.PagedAdamW8bit

@@ -32,8 +32,8 @@ def resolve_device(config: TrainConfig) -> torch.device:
     device = torch.device(config.model.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError(
-            f"device={config.model.device!r} but CUDA is not available here; use "
-            "device=cpu (and preset tiny-cpu) or run on a GPU machine."
+            f"model.device={config.model.device!r} but CUDA is not available here; use "
+            "model.device=cpu (and preset tiny-cpu) or run on a GPU machine."
         )
     return device
 

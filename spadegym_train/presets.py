@@ -182,7 +182,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # Qwen3-4B in 4-bit: about 2.9 GB of weights, 33 M LoRA parameters (0.5 GB with AdamW);
     # training peaks about 20 GB at micro_batch_size 1 and 8k-token sequences. Generation's
     # cache (144 KiB a token) reaches 63 GB at the longest (64 solver prompts of 6,144 + 1,024
-    # tokens; designer 41 GB): an 80 GB card, or engine=vllm, or a smaller batch.
+    # tokens; designer 41 GB): an 80 GB card, or generation.engine=vllm, or a smaller batch.
     "qwen3-4b-4bit": {
         "model.name": "Qwen/Qwen3-4B",
         "model.load_in_4bit": True,

@@ -235,7 +235,9 @@ def designer_reward(
         timeout_penalty: the reward of an environment that failed in play.
     """
     if name not in DESIGNER_REWARDS:
-        raise ConfigError(f"designer_reward={name!r} is not one of {', '.join(DESIGNER_REWARDS)}.")
+        raise ConfigError(
+            f"rewards.designer_reward={name!r} is not one of {', '.join(DESIGNER_REWARDS)}."
+        )
     if not valid:
         return invalid_reward
     if failed:

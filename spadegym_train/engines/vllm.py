@@ -42,8 +42,8 @@ class VLLMEngine:
             from vllm.lora.request import LoRARequest
         except ImportError as exc:
             raise ConfigError(
-                "engine='vllm' needs vLLM: pip install 'spadegym[vllm]' (on a "
-                "CUDA machine), or use engine='hf'."
+                "generation.engine='vllm' needs vLLM: pip install 'spadegym[vllm]' (on a "
+                "CUDA machine), or use generation.engine='hf'."
             ) from exc
         self._sampling = SamplingParams
         self._lora_request = LoRARequest
@@ -150,9 +150,9 @@ def engine_options(config: TrainConfig, arg_names: set[str]) -> dict[str, Any]:
     """
     if "logprobs_mode" not in arg_names:
         raise ConfigError(
-            "engine='vllm' needs a vLLM with logprobs_mode (0.10.2 or later): older ones return "
-            "log-probs before the temperature, which biases the importance weights. Upgrade "
-            "vLLM (pip install -U 'spadegym[vllm]') or use engine='hf'."
+            "generation.engine='vllm' needs a vLLM with logprobs_mode (0.10.2 or later): older "
+            "ones return log-probs before the temperature, which biases the importance weights. "
+            "Upgrade vLLM (pip install -U 'spadegym[vllm]') or use generation.engine='hf'."
         )
     options: dict[str, Any] = {"logprobs_mode": LOGPROBS_MODE}
     if config.model.load_in_4bit:
