@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
 import types
 import typing
@@ -140,6 +141,7 @@ def is_group(kind: Any) -> bool:
     return isinstance(kind, type) and dataclasses.is_dataclass(kind)
 
 
+@functools.cache  # a config is built often (every group checks itself); its class never changes
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
