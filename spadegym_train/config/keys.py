@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import re
 import types
 import typing
@@ -141,9 +140,14 @@ def is_group(kind: Any) -> bool:
     return isinstance(kind, type) and dataclasses.is_dataclass(kind)
 
 
-@functools.cache  # a config is built often (every group checks itself); its class never changes
+_HINTS: dict[type, dict[str, Any]] = {}
+"""Annotations by config class, read once: a config is built often (every group checks itself)."""
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def leaf_keys(cls: type, prefix: str = "") -> list[str]:
