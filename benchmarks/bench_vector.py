@@ -1,9 +1,12 @@
 """Gymnasium's vector API over spadegym: the pooled ``make_vec`` against ``EnvBatch``, sync, async.
 
 Prints one JSON line per way of stepping ``--envs`` instances of one environment:
-  {"bench": "vector", "mode": "envbatch" | "make_vec" | "sync" | "async", "steps_per_s": ...}
+  {"bench": "vector", "mode": "envbatch" | "make_vec" | "make_vec_next_step" | "sync" | "async",
+   "steps_per_s": ...}
 ``make_vec`` (the default, spadegym's ``vector_entry_point``) should step as fast as
-``EnvBatch`` does, since it is one; ``sync`` and ``async`` give every instance its own worker.
+``EnvBatch`` does, since it is one; ``make_vec_next_step`` is it with
+``autoreset_mode="next_step"`` (a step that only hands out held resets needs no exchange, so it
+may count faster); ``sync`` and ``async`` give every instance its own worker.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ def main() -> None:
     print(json.dumps({"bench": "vector", "mode": "envbatch", "steps_per_s": steps}), flush=True)
     for mode, kwargs in (
         ("make_vec", {"num_workers": args.workers}),
+        ("make_vec_next_step", {"num_workers": args.workers, "autoreset_mode": "next_step"}),
         ("sync", {"vectorization_mode": "sync"}),
         ("async", {"vectorization_mode": "async"}),
     ):

@@ -140,7 +140,7 @@ def emit(check: str, **values: Any) -> None:
 def prompts(tokenizer: Any, count: int, length: int, template_kwargs: dict) -> list[list[int]]:
     """``count`` chat prompts of exactly ``length`` tokens, each different."""
     from spadegym.corpus import default_corpus
-    from spadegym_train.engines import encode_chat
+    from spadegym.llm.tokens import encode_chat
 
     texts = [d.text for d in default_corpus().documents]
     out = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from spadegym.errors import ConfigError
 
@@ -92,7 +92,7 @@ DEFAULT_DIFFICULTY = 3
 """What ``spadegym.program.read_difficulty`` gives when the options carry no valid one."""
 
 
-def is_difficulty(value: object) -> bool:
+def is_difficulty(value: object) -> TypeGuard[int]:
     """Whether ``value`` is a difficulty: an int (not a bool) in ``1..5``."""
     return type(value) is int and MIN_DIFFICULTY <= value <= MAX_DIFFICULTY
 
@@ -107,7 +107,7 @@ def check_difficulty(value: object, name: str = "difficulty") -> int:
         raise ConfigError(
             f"{name}={value!r}: difficulties are ints in {MIN_DIFFICULTY}..{MAX_DIFFICULTY}."
         )
-    return value  # type: ignore[return-value]
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ def clip_reward(value: Any) -> float:
 
 
 def episode_outcome(
-    reward: float, terminated: bool, info: dict, num_players: int, mover: int = 0
+    reward: float, terminated: bool, info: dict[str, Any], num_players: int, mover: int = 0
 ) -> Any:
     """The contract's outcome of an episode that ended on this step.
 

@@ -14,7 +14,8 @@ from gymnasium import spaces
 from spadegym import contract, text_memory
 from spadegym.contract import episode_outcome
 from spadegym.errors import ConfigError, ProgramError, SpadegymError
-from spadegym.sandbox import EnvHandle, Pool, SandboxConfig, make_worker
+from spadegym.sandbox import EnvHandle, Handle, Pool, SandboxConfig, make_worker
+from spadegym.sandbox.client import Worker
 
 SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
 """Characters that ``PrintableText.sample`` draws from."""
@@ -71,7 +72,7 @@ class PrintableText(spaces.Text):
 text_memory.register(PrintableText)
 
 
-def _player(info: dict, default: int = 0) -> int:
+def _player(info: dict[str, Any], default: int = 0) -> int:
     """The seat to move next, from a two-player game's info (0 when it does not say)."""
     player = info.get("player") if isinstance(info, dict) else None
     return player if player in (0, 1) else default
@@ -124,7 +125,7 @@ def check_options(options: Any) -> None:
         )
 
 
-def read_program_file(path: str | os.PathLike) -> str:
+def read_program_file(path: str | os.PathLike[str]) -> str:
     """The text of a program file, refusing anything but a regular UTF-8 file by name.
 
     A FIFO or a device is refused before it is opened (reading one can block forever).
@@ -160,7 +161,9 @@ def read_program_file(path: str | os.PathLike) -> str:
         ) from None
 
 
-def with_difficulty(options: dict | None, difficulty: int | None) -> dict | None:
+def with_difficulty(
+    options: dict[str, Any] | None, difficulty: int | None
+) -> dict[str, Any] | None:
     """``options`` with the default ``difficulty`` added when they name none."""
     if difficulty is None or (isinstance(options, dict) and "difficulty" in options):
         return options
@@ -214,11 +217,11 @@ class ProgramEnv(gymnasium.Env):
         self,
         source: str | None = None,
         *,
-        path: str | os.PathLike | None = None,
+        path: str | os.PathLike[str] | None = None,
         max_turns: int | None = None,
         isolation: str | None = None,
         sandbox: SandboxConfig | None = None,
-        pool: Pool | None = None,
+        pool: Pool[Any] | None = None,
         on_error: str = "raise",
         render_mode: str | None = None,
         difficulty: int | None = None,
@@ -251,13 +254,13 @@ class ProgramEnv(gymnasium.Env):
         self.on_error = on_error
         self.render_mode = render_mode
         self._pool = pool
-        self._worker = None if pool is not None else make_worker(config)
+        self._worker: Worker | None = None
         try:
-            self._handle = (
-                pool.open(source, str(path or "<program>"))
-                if pool is not None
-                else EnvHandle(self._worker, source, str(path or "<program>"))
-            )
+            if pool is not None:
+                self._handle: Handle = pool.open(source, str(path or "<program>"))
+            else:
+                self._worker = make_worker(config)
+                self._handle = EnvHandle(self._worker, source, str(path or "<program>"))
         except BaseException:
             self.close()
             raise
@@ -276,7 +279,7 @@ class ProgramEnv(gymnasium.Env):
         self.action_space = action_space()
         self._turn = 0
         self._done = True
-        self._failed: dict | None = None
+        self._failed: dict[str, Any] | None = None
         self._last_obs = ""
 
     @property
@@ -287,7 +290,7 @@ class ProgramEnv(gymnasium.Env):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[str, dict]:
+    ) -> tuple[str, dict[str, Any]]:
         """Start an episode; ``seed=None`` draws one from the env's generator.
 
         Raises:
@@ -314,7 +317,7 @@ class ProgramEnv(gymnasium.Env):
         self._mover = _player(info)
         return obs, info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one reply; truncates at ``max_turns``."""
         if self._done:
             raise SpadegymError("the episode is over; call reset() before step().")
@@ -375,11 +378,11 @@ class ProgramEnv(gymnasium.Env):
 
     def close(self) -> None:
         """Release the instance and stop the dedicated worker, if any."""
-        handle = getattr(self, "_handle", None)
+        handle = self.__dict__.pop("_handle", None)  # absent when __init__ failed or closed
         if handle is not None and self._pool is not None:
             self._pool.release(handle)
-        self._handle = None
-        if getattr(self, "_worker", None) is not None:
-            self._worker.close()
+        worker = getattr(self, "_worker", None)
+        if worker is not None:
+            worker.close()
             self._worker = None
         super().close()

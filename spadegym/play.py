@@ -25,16 +25,12 @@ import concurrent.futures
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from spadegym import contract
 from spadegym.contract import as_win_rate
 from spadegym.errors import ProgramError
 from spadegym.llm.base import ChatLLM, LLMError, Message
-
-if TYPE_CHECKING:
-    from spadegym.sandbox.pool import SandboxPool
-    from spadegym.vector_ray import RaySandboxPool
 
 __all__ = [
     "DEFAULT_HISTORY_TURNS",
@@ -349,9 +345,7 @@ class _Live:
         self.finish([0.0] * max(1, self.episode.num_players), error)
 
 
-def _open_and_reset(
-    specs: Sequence[EpisodeSpec], pool: SandboxPool | RaySandboxPool
-) -> list[_Live]:
+def _open_and_reset(specs: Sequence[EpisodeSpec], pool: Any) -> list[_Live]:
     """Open and reset every episode's instance, each worker's in one batch."""
     lives = []
     handles = pool.open_many([(s.source, s.env_key) for s in specs])
@@ -433,7 +427,7 @@ def _advance(live: _Live, result: Any) -> None:
 
 def play_episodes(
     specs: Sequence[EpisodeSpec],
-    pool: SandboxPool | RaySandboxPool,
+    pool: Any,
     solver: Solver,
     *,
     history_turns: int | None = DEFAULT_HISTORY_TURNS,

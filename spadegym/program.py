@@ -59,7 +59,7 @@ def extract_boxed(text: str) -> str | None:
 
 def _blocks(text: str, opening: str, closing: str) -> list[str]:
     """The contents of every ``opening...closing`` block, non-greedy, in one linear pass."""
-    found = []
+    found: list[str] = []
     position = 0
     while True:
         start = text.find(opening, position)

@@ -81,5 +81,6 @@ def _write(space: Any, index: int, value: str, memory: Any) -> None:
 def register(space_class: type) -> None:
     """Use this layout for every observation space of ``space_class`` (a ``Text`` subclass)."""
     shared_memory.create_shared_memory.register(space_class)(_create)
-    shared_memory.read_from_shared_memory.register(space_class)(_read)
+    # Gymnasium types what a read returns as a dict, tuple or array; a Text space's is ours.
+    shared_memory.read_from_shared_memory.register(space_class)(_read)  # type: ignore[arg-type]
     shared_memory.write_to_shared_memory.register(space_class)(_write)

@@ -7,12 +7,20 @@ takes any mix of registered ids (and program texts), spreads the instances over 
 frame before any answer is read, so the workers compute in parallel, and a worker whose
 episodes ended gets their resets as soon as its answers are read (``step_then_reset``).
 
-Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``): when an episode ends, the
-step that ends it returns its reward, ``terminated``/``truncated`` and, in the info,
-``final_observation``, ``final_info`` (which holds ``episode_outcome`` and ``episode_turns``)
-and ``episode_outcome``; the observation returned is already the first one of the next
-episode, and the info's other keys are that reset's info. No action is wasted on a finished
-episode, which is what a token budget wants. Pass ``autoreset=False`` to reset by hand.
+Autoreset is *same-step* by default (Gymnasium's ``AutoresetMode.SAME_STEP``): when an
+episode ends, the step that ends it returns its reward, ``terminated``/``truncated`` and, in
+the info, ``final_observation``, ``final_info`` (which holds ``episode_outcome`` and
+``episode_turns``) and ``episode_outcome``; the observation returned is already the first one
+of the next episode, and the info's other keys are that reset's info. No action is wasted on a
+finished episode, which is what a token budget wants. ``autoreset=AutoresetMode.NEXT_STEP``
+plays Gymnasium's ``sync``/``async`` default instead: the ending step returns the final
+observation and info, and the instance's next ``step`` ignores its action and returns the new
+episode's first observation (reward 0, not done) and reset info. The reset itself still goes
+out in the ending step's exchange, as each worker answers; its answer is held for the next
+step. ``autoreset=False`` (``DISABLED``) leaves resets to the caller.
+
+Seeds follow ``ProgramEnv``'s (Gymnasium's) rule (``spadegym.autoreset``), so a batch plays
+the episodes that ``ProgramEnv`` instances reset with the same seeds play.
 
 This is not ``spadegym.play``: ``EnvBatch`` is a vector-environment API (the caller holds the
 loop and sends actions; nothing here prompts a solver or keeps a conversation), the Gymnasium
@@ -24,10 +32,13 @@ outcomes are the contract's, from ``spadegym.contract.episode_outcome``, the rul
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gymnasium.vector import AutoresetMode
+from numpy.random import Generator
+
+from spadegym.autoreset import autoreset_mode_of, next_seed, seed_generator
 from spadegym.contract import episode_outcome
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.sandbox import Handle, Pool, SandboxConfig, SandboxPool, StepResult
@@ -87,16 +98,22 @@ def _expect_validated_timings(pool: Pool, envs: Sequence[str]) -> None:
         watchdog.expect(program_digest(source), slowest if type(slowest) is float else None)
 
 
+_Owed = tuple[int | None, str, dict]
+"""A reset already made: its seed, observation and info."""
+
+
 @dataclass
 class _Slot:
     label: str
     handle: Handle | None
     max_turns: int
     two_player: bool
-    rng: random.Random
+    rng: Generator
     turn: int = 0
     done: bool = True
     error: dict | None = None
+    # NEXT_STEP: the episode already begun, (seed, observation, info), owed to the next step.
+    owed: _Owed | None = None
 
 
 class EnvBatch:
@@ -110,10 +127,11 @@ class EnvBatch:
         num_workers: the ``size`` of the ``SandboxPool`` made when ``pool`` is None (default:
             one per core, at most one per instance). Each program gets a worker of its own,
             so a batch of more programs than this runs more worker processes.
-        seed: seeds every episode: instance ``k``'s episodes take their seeds from a generator
-            seeded with ``(seed, k)``; None draws fresh seeds.
+        seed: seeds the episodes of resets given no seed: instance ``k``'s generator starts
+            seeded with ``[seed, k]``; None draws fresh seeds.
         sandbox: the ``SandboxConfig`` of a pool made here.
-        autoreset: reset finished episodes within ``step`` (same-step, see the module).
+        autoreset: an ``AutoresetMode`` (or its name, see ``autoreset_mode_of``): True or
+            ``SAME_STEP`` (default), ``NEXT_STEP``, or False or ``DISABLED`` (see the module).
         options: the options of every reset that is given none, autoresets included (e.g.
             ``{"difficulty": 3}``).
     """
@@ -126,13 +144,14 @@ class EnvBatch:
         num_workers: int | None = None,
         seed: int | None = None,
         sandbox: SandboxConfig | None = None,
-        autoreset: bool = True,
+        autoreset: bool | str | AutoresetMode = True,
         options: dict | None = None,
     ):
         if not envs:
             raise SpadegymError("EnvBatch needs at least one environment id or program.")
         resolved = [resolve_program(item) for item in envs]
-        self.autoreset = autoreset
+        self.autoreset_mode = autoreset_mode_of(autoreset)
+        self.autoreset = self.autoreset_mode is not AutoresetMode.DISABLED
         self.options = options
         self._own_pool = pool is None
         size = num_workers or min(len(resolved), os.cpu_count() or 1)
@@ -148,7 +167,7 @@ class EnvBatch:
                 if isinstance(handle, ProgramError):
                     continue
                 info = handle.info
-                rng = random.Random(f"{seed}/{k}") if seed is not None else random.Random()
+                rng = seed_generator(None if seed is None else [seed, k])
                 self._slots.append(_Slot(label, handle, info.max_turns, info.num_players == 2, rng))
             if failures:  # a sandbox failure (no worker, a missing layer) stays one
                 first = failures[0]
@@ -165,6 +184,19 @@ class EnvBatch:
     def __len__(self) -> int:
         return len(self._slots)
 
+    def _chosen(self, indices: Sequence[int] | None) -> list[int]:
+        """The instances ``indices`` names (all when None), checked."""
+        n = len(self._slots)
+        if indices is None:
+            return list(range(n))
+        chosen = [int(k) for k in indices]
+        if len(set(chosen)) != len(chosen) or any(not 0 <= k < n for k in chosen):
+            raise SpadegymError(
+                f"indices={list(indices)!r}: name each instance at most once, as ints in "
+                f"0..{n - 1}."
+            )
+        return chosen
+
     def reset(
         self,
         seed: int | Sequence[int | None] | None = None,
@@ -174,8 +206,9 @@ class EnvBatch:
         """Start new episodes (all instances, or only ``indices``).
 
         Args:
-            seed: instance ``k`` plays seed ``seed + k``, and later episodes draw from a
-                generator seeded with ``(seed, k)``; or one seed (or None) per reset instance.
+            seed: instance ``k`` plays seed ``seed + k``; or one seed (or None) per reset
+                instance. A seed also seeds the instance's generator, which the instance's
+                unseeded resets draw from (see the module).
             options: passed to every program's ``reset`` (e.g. ``{"difficulty": 3}``;
                 default: the batch's ``options``).
             indices: reset only these instances.
@@ -183,7 +216,7 @@ class EnvBatch:
         Returns:
             Observations and infos of the reset instances, in the order of ``indices``.
         """
-        chosen = list(range(len(self._slots))) if indices is None else list(indices)
+        chosen = self._chosen(indices)
         if seed is None or isinstance(seed, int):
             each = [None if seed is None else seed + k for k in chosen]
         else:
@@ -193,24 +226,31 @@ class EnvBatch:
                     f"reset() got {len(each)} seeds for {len(chosen)} environments; pass one "
                     "seed (or None) per environment reset, or a single int."
                 )
+        seeds: dict[int, int | None] = {}
         for k, value in zip(chosen, each, strict=True):
-            if value is not None:  # seeded so that an int seed s names generators (s, k)
-                self._slots[k].rng = random.Random(f"{value - k}/{k}")
-        seeds = dict(zip(chosen, each, strict=True))
+            slot = self._slots[k]
+            if value is not None:
+                slot.rng = seed_generator(value)
+            elif slot.owed is not None:  # NEXT_STEP drew this reset's seed already
+                value = slot.owed[0]
+            slot.owed = None
+            seeds[k] = value
         results = self._reset_many(chosen, seeds, options)
         return [results[k][0] for k in chosen], [results[k][1] for k in chosen]
 
     def _reset_many(
         self, chosen: Sequence[int], seeds: dict[int, int | None], options: dict | None
     ) -> dict[int, tuple[str, dict]]:
-        """Reset instances in one batch (the workers reset in parallel)."""
+        """Reset instances in one batch (the workers reset in parallel).
+
+        An instance without a seed in ``seeds`` draws one, which is written into ``seeds``.
+        """
         batch = []
         for k in chosen:
             slot = self._slots[k]
-            seed = seeds.get(k)
-            if seed is None:
-                seed = slot.rng.randrange(2**31 - 1)
-            batch.append((slot.handle, seed, options if options is not None else self.options))
+            if seeds.get(k) is None:
+                seeds[k] = next_seed(slot.rng)
+            batch.append((slot.handle, seeds[k], options if options is not None else self.options))
         answers = self.pool.reset_batch(batch)
         return {k: self._after_reset(k, result) for k, result in zip(chosen, answers, strict=True)}
 
@@ -228,21 +268,26 @@ class EnvBatch:
         return result
 
     def step(
-        self, actions: Sequence[str]
+        self, actions: Sequence[str], indices: Sequence[int] | None = None
     ) -> tuple[list[str], list[float], list[bool], list[bool], list[dict]]:
-        """Play one reply in every instance at once.
+        """Play one reply in every instance (or in ``indices``) at once.
+
+        Args:
+            actions: one reply per stepped instance.
+            indices: step only these instances.
 
         Returns:
-            ``(observations, rewards, terminated, truncated, infos)``, lists in batch order.
-            With autoreset, a finished episode's observation is the next episode's first one
-            and its info carries ``final_observation`` and ``final_info``.
+            ``(observations, rewards, terminated, truncated, infos)``, lists in the order of
+            the stepped instances. How an ending episode reads depends on the autoreset mode
+            (see the module).
         """
-        if len(actions) != len(self._slots):
+        chosen = self._chosen(indices)
+        if len(actions) != len(chosen):
             raise SpadegymError(
-                f"step() got {len(actions)} actions for {len(self._slots)} "
+                f"step() got {len(actions)} actions for {len(chosen)} "
                 "environments; pass one reply per environment."
             )
-        for k, action in enumerate(actions):
+        for k, action in zip(chosen, actions, strict=True):
             if not isinstance(action, str):
                 raise SpadegymError(
                     f"actions[{k}] is a {type(action).__name__}; actions are str replies."
@@ -252,7 +297,53 @@ class EnvBatch:
                     f"environment {k} ({self._slots[k].label}) has no episode "
                     "running; call reset() first (or use autoreset=True)."
                 )
-        live = [k for k, s in enumerate(self._slots) if s.error is None]
+        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+        owed = {k: o for k in chosen if (o := self._slots[k].owed) is not None} if next_step else {}
+        stepped = [k for k in chosen if k not in owed] if owed else chosen
+        acting = dict(zip(chosen, actions, strict=True))
+        obs, rewards, terminated, truncated, infos, fresh = self._step_many(stepped, acting)
+        for k, (seed, new_obs, new_info) in fresh.items():
+            if next_step:  # the new episode shows at this instance's next step
+                self._slots[k].owed = (seed, new_obs, new_info)
+                continue
+            infos[k] = {
+                **new_info,
+                "final_observation": obs[k],
+                "final_info": infos[k],
+                "episode_outcome": infos[k]["episode_outcome"],
+            }
+            obs[k] = new_obs
+        for k, (_, new_obs, new_info) in owed.items():  # the action is ignored, as Gymnasium's
+            self._slots[k].owed = None
+            obs[k], rewards[k], terminated[k], truncated[k], infos[k] = (
+                new_obs,
+                0.0,
+                False,
+                False,
+                new_info,
+            )
+        if indices is None:
+            return obs, rewards, terminated, truncated, infos
+        return (
+            [obs[k] for k in chosen],
+            [rewards[k] for k in chosen],
+            [terminated[k] for k in chosen],
+            [truncated[k] for k in chosen],
+            [infos[k] for k in chosen],
+        )
+
+    def _step_many(
+        self, chosen: list[int], actions: dict[int, str]
+    ) -> tuple[list[str], list[float], list[bool], list[bool], list[dict], dict[int, _Owed]]:
+        """Step instances ``chosen`` in one exchange, and reset those that end (autoreset).
+
+        Returns:
+            ``(obs, rewards, terminated, truncated, infos, fresh)``: lists over every instance
+            (those of ``chosen`` filled) of the step's own results, and ``fresh``, the new
+            episodes of the instances that ended, ``{k: (seed, observation, info)}`` (empty
+            without autoreset).
+        """
+        live = [k for k in chosen if self._slots[k].error is None]
         n = len(self._slots)
         obs, rewards = [""] * n, [0.0] * n
         terminated, truncated, infos = [False] * n, [False] * n, [{} for _ in range(n)]
@@ -284,11 +375,13 @@ class EnvBatch:
             finished.append(k)
             return True
 
-        broken = [k for k, s in enumerate(self._slots) if s.error is not None]
+        broken = [k for k in chosen if self._slots[k].error is not None]
         batch = [(self._slots[k].handle, actions[k]) for k in live]
         fresh: dict[int, tuple[str, dict]] = {}
         seeds: dict[int, int | None] = {}
-        if self.autoreset and isinstance(self.pool, SandboxPool):
+        if not batch:  # every instance stepped is owed its reset, or broken: no exchange
+            pass
+        elif self.autoreset and isinstance(self.pool, SandboxPool):
             # Each worker resets its finished instances as soon as it has answered, while
             # the others still step (see SandboxPool.step_then_reset).
             settled: set[int] = set()
@@ -298,7 +391,7 @@ class EnvBatch:
                 settled.add(k)
                 if not settle(k, result):
                     return None
-                seeds[k] = self._slots[k].rng.randrange(2**31 - 1)
+                seeds[k] = next_seed(self._slots[k].rng)
                 return seeds[k], self.options
 
             results, resets = self.pool.step_then_reset(batch, reset_if)
@@ -312,20 +405,13 @@ class EnvBatch:
         for k in broken:
             error = self._slots[k].error
             settle(k, ProgramError(error["message"], error["kind"]))
-        if self.autoreset and finished:
-            unsent = [k for k in finished if k not in fresh]
-            if unsent:  # seeds already drawn for an instance stay its seeds
-                fresh.update(self._reset_many(unsent, seeds, None))
-            for k in finished:
-                new_obs, new_info = fresh[k]
-                infos[k] = {
-                    **new_info,
-                    "final_observation": obs[k],
-                    "final_info": infos[k],
-                    "episode_outcome": infos[k]["episode_outcome"],
-                }
-                obs[k] = new_obs
-        return obs, rewards, terminated, truncated, infos
+        if not self.autoreset:
+            return obs, rewards, terminated, truncated, infos, {}
+        unsent = [k for k in finished if k not in fresh]
+        if unsent:  # seeds already drawn for an instance stay its seeds
+            fresh.update(self._reset_many(unsent, seeds, None))
+        begun = {k: (seeds[k], *fresh[k]) for k in finished}
+        return obs, rewards, terminated, truncated, infos, begun
 
     def close(self) -> None:
         """Release every instance; stop the pool if this batch made it."""

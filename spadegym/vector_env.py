@@ -12,11 +12,13 @@ next episode's first observation, with ``final_obs`` and ``final_info`` in the i
 ``episode_outcome``, the contract's outcome). Gymnasium's ``"sync"`` and ``"async"`` modes
 default to ``NEXT_STEP`` instead (the ending step returns the final observation; the next
 ``step`` resets and ignores that instance's action), so a loop written for one misreads the
-other. ``autoreset_mode=`` chooses: ``SAME_STEP`` or ``DISABLED`` (reset finished instances
-yourself, with ``options={"reset_mask": ...}``) here, and for the other modes
-``vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}`` gives the pooled vector's
-behaviour. ``NEXT_STEP`` is refused here with that advice: the pooled batch steps every
-instance together, so it cannot leave one out for a step.
+other. ``autoreset_mode=`` chooses here (``metadata["autoreset_mode"]`` says which):
+``SAME_STEP``, ``NEXT_STEP`` or ``DISABLED`` (reset finished instances yourself, with
+``options={"reset_mask": ...}``), each played as ``SyncVectorEnv`` plays it; there,
+``vector_kwargs={"autoreset_mode": ...}`` chooses. ``NEXT_STEP`` costs no extra exchange: the
+reset goes out with the ending step, as the default's does, and its answer waits for the next
+``step``. Seeds follow ``ProgramEnv``'s rule (``spadegym.autoreset``), so the pooled vector
+and ``"sync"`` play the same episodes for the same reset seeds and actions.
 
 Observations are a tuple of strings; actions are a sequence of ``n`` strings. A program that
 fails ends its episode with ``info["error"]`` (``on_error="terminate"``), like every episode
@@ -32,6 +34,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from spadegym.autoreset import autoreset_mode_of
 from spadegym.env import (
     action_space,
     check_difficulty,
@@ -54,32 +57,6 @@ _OPTIONS = (
 )
 
 
-def autoreset_mode_of(value: str | AutoresetMode) -> AutoresetMode:
-    """The ``AutoresetMode`` that ``value`` names (the enum, its value or its name, any case).
-
-    Raises:
-        SpadegymError: another mode, or ``NEXT_STEP``, which the pooled vector cannot play.
-    """
-    mode = None
-    if isinstance(value, AutoresetMode):
-        mode = value
-    elif isinstance(value, str):
-        key = value.replace("_", "").replace("-", "").lower()
-        mode = next((m for m in AutoresetMode if m.value.lower() == key), None)
-    if mode is None:
-        raise SpadegymError(
-            f"autoreset_mode={value!r}: write AutoresetMode.SAME_STEP (the default) or "
-            "AutoresetMode.DISABLED, or their names 'same_step', 'disabled'."
-        )
-    if mode is AutoresetMode.NEXT_STEP:
-        raise SpadegymError(
-            "autoreset_mode=NEXT_STEP: the pooled vector steps every instance together and "
-            "cannot skip one for a step; use vectorization_mode='sync' (whose default it is), "
-            "or SAME_STEP here."
-        )
-    return mode
-
-
 class SpadeVectorEnv(VectorEnv):
     """``num_envs`` instances of one environment, stepped together over a pool of workers.
 
@@ -93,7 +70,8 @@ class SpadeVectorEnv(VectorEnv):
         sandbox: the ``SandboxConfig`` of a pool made here.
         isolation: shorthand for ``sandbox=SandboxConfig(isolation=...)``.
         seed: seeds the instances' episodes when ``reset`` is given no seed.
-        autoreset_mode: ``SAME_STEP`` (default) or ``DISABLED`` (see the module).
+        autoreset_mode: ``SAME_STEP`` (default), ``NEXT_STEP`` or ``DISABLED``, or their names
+            (see the module).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -128,7 +106,7 @@ class SpadeVectorEnv(VectorEnv):
             num_workers=num_workers,
             seed=seed,
             sandbox=sandbox,
-            autoreset=mode is AutoresetMode.SAME_STEP,
+            autoreset=mode,
             options={"difficulty": difficulty} if difficulty is not None else None,
         )
         self.num_envs = num_envs

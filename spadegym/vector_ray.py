@@ -31,13 +31,16 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.executors import init_ray
 from spadegym.sandbox import ProgramInfo, SandboxConfig, SandboxPool, StepResult
 from spadegym.sandbox.handle import as_value, per_worker
 from spadegym.vector import EnvBatch
+
+if TYPE_CHECKING:
+    from spadegym.contract import ProgramErrorKind
 
 __all__ = ["RayEnvBatch", "RaySandboxPool", "RemoteEnvHandle"]
 
@@ -47,7 +50,7 @@ class _Failure:
     """A ``ProgramError`` on the wire (an exception's pickle would drop its ``kind``)."""
 
     message: str
-    kind: str
+    kind: ProgramErrorKind
 
     def error(self) -> ProgramError:
         return ProgramError(self.message, self.kind)

@@ -42,9 +42,13 @@ def grouped(rewards: Sequence[float], groups: Sequence[Hashable], *, scale: bool
     return out
 
 
-def solver_advantages(rewards: Sequence[float], env_keys: Sequence[str]) -> list[float]:
-    """GRPO: each episode's outcome z-scored among the plays of the same environment."""
-    return grouped(rewards, env_keys, scale=True)
+def solver_advantages(rewards: Sequence[float], groups: Sequence[Hashable]) -> list[float]:
+    """GRPO: each episode's outcome z-scored within its group.
+
+    The loop's groups are environments, or (environment, seed) pairs when several plays share
+    a seed (``TrainConfig.plays_per_seed``).
+    """
+    return grouped(rewards, groups, scale=True)
 
 
 def designer_advantages(

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from spadegym.designer.report import Candidate, Tokens, Turn
 from spadegym.errors import ConfigError
-from spadegym_train.design import Candidate
+from spadegym_train.design import Plays
 from spadegym_train.library import PoolEnv
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ class RunState:
         regeneration: regenerations done so far.
         pool: the environments being played.
         candidates: the designer candidates of the current window.
+        plays: each candidate's plays over the window, in the same order.
         next_candidates: the next window's candidates, already written
             (``design.async_regeneration``); validated again on resume if their check was in flight.
         baselines: RAE baselines (``RoleBaselines.state_dict``).
@@ -52,6 +54,7 @@ class RunState:
     regeneration: int = 0
     pool: list[PoolEnv] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
+    plays: list[Plays] = field(default_factory=list)
     next_candidates: list[Candidate] = field(default_factory=list)
     baselines: dict[str, Any] = field(default_factory=dict)
     sampler: Any = None
@@ -59,8 +62,19 @@ class RunState:
 
     def to_json(self) -> str:
         """The state as JSON."""
-        data = asdict(self)
-        data["sampler"] = _jsonable(self.sampler)
+        data = {
+            "iteration": self.iteration,
+            "regeneration": self.regeneration,
+            "pool": [asdict(p) for p in self.pool],
+            "candidates": [
+                {**_candidate_state(c), **asdict(p)}
+                for c, p in zip(self.candidates, self.plays, strict=True)
+            ],
+            "next_candidates": [_candidate_state(c) for c in self.next_candidates],
+            "baselines": self.baselines,
+            "sampler": _jsonable(self.sampler),
+            "curriculum": self.curriculum,
+        }
         return json.dumps(data)
 
     @classmethod
@@ -72,12 +86,83 @@ class RunState:
             iteration=data["iteration"],
             regeneration=data["regeneration"],
             pool=[PoolEnv(**p) for p in data["pool"]],
-            candidates=[Candidate(**c) for c in data["candidates"]],
-            next_candidates=[Candidate(**c) for c in data.get("next_candidates", [])],
+            candidates=[_candidate_from_state(c) for c in data["candidates"]],
+            plays=[_plays_from_state(c) for c in data["candidates"]],
+            next_candidates=[_candidate_from_state(c) for c in data.get("next_candidates", [])],
             baselines=data["baselines"],
             sampler=(version, tuple(internal), gauss),
             curriculum=data.get("curriculum", {}),
         )
+
+
+_PLAYS = ("plain", "hint", "matched", "failed")
+"""A checkpointed candidate's keys that are its ``Plays``."""
+
+
+def _candidate_state(cand: Candidate) -> dict[str, Any]:
+    """A candidate as a checkpoint keeps it: its verdict and tokens, not its reports."""
+    return {
+        "index": cand.index,
+        "skill": cand.skill,
+        "kind": cand.kind,
+        "difficulty": cand.difficulty,
+        "document_id": cand.document_id,
+        "corpus": cand.corpus,
+        "reply": cand.reply,
+        "status": cand.status,
+        "env_id": cand.env_id,
+        "reason": cand.reason,
+        "novelty": cand.novelty,
+        "attempt": cand.attempt,
+        "scripted": cand.scripted,
+        "shown": cand.shown,
+        "tokens": asdict(cand.tokens) if cand.tokens is not None else None,
+        "floor": cand.floor,
+    }
+
+
+def _candidate_from_state(data: dict[str, Any]) -> Candidate:
+    """Rebuild ``_candidate_state``.
+
+    Also reads a candidate of a checkpoint written before the trainer used
+    ``spadegym.designer.Candidate`` (``text``, ``slot``, ``valid``, ``env_key``...).
+    """
+    if "text" in data:  # the trainer's own candidate, before this format
+        status = "accepted" if data.get("valid") else "rejected"
+        data = {
+            "index": data.get("slot", 0),
+            "skill": data["skill"],
+            "kind": "puzzle",
+            "difficulty": data.get("difficulty", 3),
+            "document_id": "",
+            "corpus": "",
+            "reply": data["text"],
+            "status": status,
+            "env_id": data.get("env_key"),
+            "reason": data.get("feedback", ""),
+            "attempt": data.get("attempt", 1),
+            "scripted": data.get("scripted", False),
+            "shown": data.get("shown", {}),
+            "tokens": {
+                "prompt_ids": data["prompt_ids"],
+                "response_ids": data["response_ids"],
+                "old_logprobs": data.get("old_logprobs"),
+                "engine_logprobs": data.get("engine_logprobs"),
+            },
+            "floor": data.get("floor"),
+        }
+    fields = {k: v for k, v in data.items() if k not in _PLAYS and k not in ("reply", "tokens")}
+    log_id = f"c{data['index']:04d}-a{data.get('attempt', 1)}"
+    tokens = data.get("tokens")
+    return Candidate(
+        **fields,
+        turns=[Turn("design", log_id, [], data["reply"])],
+        tokens=Tokens(**tokens) if tokens is not None else None,
+    )
+
+
+def _plays_from_state(data: dict[str, Any]) -> Plays:
+    return Plays(**{k: data[k] for k in _PLAYS if k in data})
 
 
 def _jsonable(value: Any) -> Any:

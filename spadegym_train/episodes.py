@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from spadegym.llm.base import Message
+from spadegym.llm.tokens import encode_chat
 from spadegym.play import Reply
 from spadegym.sandbox import SandboxConfig, SandboxPool
-from spadegym_train.engines.base import GenerationEngine, encode_chat
+from spadegym_train.engines.base import GenerationEngine
 
 if TYPE_CHECKING:
     from spadegym.vector_ray import RaySandboxPool
@@ -32,6 +33,7 @@ class EngineSolver:
         max_prompt_tokens: prompt budget (the beginning is cut first).
         max_new_tokens: reply budget per turn.
         template_kwargs: extra ``apply_chat_template`` arguments.
+        temperature: the sampling temperature (``None``: the engine's run temperature).
     """
 
     def __init__(
@@ -42,12 +44,14 @@ class EngineSolver:
         max_prompt_tokens: int,
         max_new_tokens: int,
         template_kwargs: dict[str, Any] | None = None,
+        temperature: float | None = None,
     ):
         self.engine = engine
         self.tokenizer = tokenizer
         self.max_prompt_tokens = max_prompt_tokens
         self.max_new_tokens = max_new_tokens
         self.template_kwargs = template_kwargs
+        self.temperature = temperature
 
     def respond(self, requests: Sequence[list[Message]]) -> list[Reply]:
         """One reply per conversation, sampled in one batch."""
@@ -55,18 +59,24 @@ class EngineSolver:
             encode_chat(self.tokenizer, messages, self.max_prompt_tokens, self.template_kwargs)
             for messages in requests
         ]
-        completions = self.engine.generate(prompts, "solver", self.max_new_tokens)
+        completions = self.engine.generate(prompts, "solver", self.max_new_tokens, self.temperature)
         return [Reply(c.text, c) for c in completions]
 
 
-def engine_solver(config: TrainConfig, engine: GenerationEngine, tokenizer: Any) -> EngineSolver:
-    """The solver of a run (``TrainConfig``'s prompt and reply budgets)."""
+def engine_solver(
+    config: TrainConfig, engine: GenerationEngine, tokenizer: Any, *, evaluation: bool = False
+) -> EngineSolver:
+    """The solver of a run (``TrainConfig``'s prompt and reply budgets).
+
+    ``evaluation``: the evaluation plays' solver, sampling at ``generation.eval_temperature``.
+    """
     return EngineSolver(
         engine,
         tokenizer,
         max_prompt_tokens=config.generation.max_prompt_tokens,
         max_new_tokens=config.generation.solver_max_new_tokens,
         template_kwargs=config.model.chat_template_kwargs,
+        temperature=config.generation.eval_temperature if evaluation else None,
     )
 
 

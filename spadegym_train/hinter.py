@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any
 from spadegym.designer.hints import clean_hint, hint_problem
 from spadegym.designer.prompts import hint_messages
 from spadegym.llm.base import ChatLLM, LLMError, Message
+from spadegym.llm.tokens import encode_chat
 from spadegym.play import HintRequest
-from spadegym_train.engines.base import BASE_ROLE, encode_chat
+from spadegym_train.engines.base import BASE_ROLE
 from spadegym_train.hint_leaks import behavioural_leak
 
 if TYPE_CHECKING:

@@ -1,9 +1,8 @@
 """Where environments come from and go to: registry folders, read and written.
 
 Reading: every ``<root>/<Name>-v<N>/env.py``, straight from the folders (the shipped library
-is trusted and needs no manifest). Writing: accepted programs are added to the run's own
-registry with ``spadegym.registry.Registry.add`` (their passing report is reused, so they are
-not validated twice).
+is trusted and needs no manifest). Writing is the designer's (``spadegym.designer.rounds``):
+accepted programs go to the run's own registry through ``Registry.admit``.
 The held-out evaluation slice is chosen by a hash of the id, so it never depends on the order
 of the folder listing or on which other environments exist.
 """
@@ -13,10 +12,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from spadegym.errors import ConfigError, ProgramError
-from spadegym.registry.store import Registry  # imported up front: pydantic takes ~0.1 s
 
 if TYPE_CHECKING:
     from spadegym.sandbox.pool import SandboxPool
@@ -115,19 +113,6 @@ def split_library(
     train = [e for e in envs if not held_out(e.env_id, fraction)]
     evaluation = [e for e in envs if held_out(e.env_id, fraction)]
     return train, evaluation
-
-
-def register(root: Path, program: str, report: Any, provenance: dict[str, Any]) -> str:
-    """Add an accepted program to the run's registry; returns its folder name (the id).
-
-    Args:
-        root: the run's registry folder.
-        program: the validated program text.
-        report: its passing ``ValidationReport``.
-        provenance: where it came from (iteration, skill, scripted or generated).
-    """
-    gym_id = Registry(root).add(program, report=report, provenance=provenance)
-    return gym_id.split("/", 1)[1]
 
 
 def select_library(config: TrainConfig) -> tuple[list[LibraryEnv], list[LibraryEnv]]:

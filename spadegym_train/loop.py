@@ -37,9 +37,12 @@ import numpy as np
 import torch
 
 from spadegym.contract import chance_adjusted
+from spadegym.designer import Candidate
+from spadegym.designer.rounds import Validated, commit_round, find_copies, validate_round
+from spadegym.designer.slots import retry_requests
 from spadegym.play import Episode, EpisodeSpec, HintSource, play_episodes
 from spadegym.quiet import quiet_model_loading
-from spadegym.registry import use_home
+from spadegym.registry import Registry, use_home
 from spadegym.sandbox.watchdog import expect_report
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
@@ -58,16 +61,11 @@ from spadegym_train.curriculum import (
     settings_from_config,
 )
 from spadegym_train.design import (
-    Candidate,
-    Slot,
-    Validated,
-    commit,
-    find_copies,
-    first_slots,
+    Plays,
+    first_requests,
     pool_entry,
     recorded_replies,
-    retry_slots,
-    validate_candidates,
+    round_metrics,
     write_candidates,
 )
 from spadegym_train.design_prompts import prompt_budget_problem
@@ -117,23 +115,21 @@ def _sum_into(metrics: dict[str, float], more: dict[str, float]) -> None:
 
 
 def _designer_metrics(
-    scored: list[Candidate], rewards: list[float], pooled: list[Candidate]
+    scored: list[Candidate], rewards: list[float], pooled: list[tuple[Candidate, Plays]]
 ) -> dict[str, float]:
     """``designer/`` metrics: rewards of the trained candidates, rates of every pooled one."""
-    played = [c for c in pooled if c.valid]
+    played = [(c.floor, p) for c, p in pooled if c.accepted]
     metrics = {
         "designer/reward": mean(rewards),
         "designer/candidates": float(len(scored)),
-        "designer/valid_rate": mean([1.0 if c.valid else 0.0 for c in scored]),
-        "designer/regret": mean([regret_of_plays(c.matched, c.hint) for c in played]),
+        "designer/valid_rate": mean([1.0 if c.accepted else 0.0 for c in scored]),
+        "designer/regret": mean([regret_of_plays(p.matched, p.hint) for _, p in played]),
         "designer/regret_adjusted": mean(
-            [regret_of_plays(c.matched, c.hint, floor=c.floor, adjusted=True) for c in played]
+            [regret_of_plays(p.matched, p.hint, floor=f, adjusted=True) for f, p in played]
         ),
-        "designer/solver_win_rate": mean([mean(c.plain) for c in played]),
-        "designer/solver_win_rate_adjusted": mean(
-            [adjusted_rate(c.plain, c.floor) for c in played]
-        ),
-        "designer/failed_envs": float(sum(c.failed for c in played)),
+        "designer/solver_win_rate": mean([mean(p.plain) for _, p in played]),
+        "designer/solver_win_rate_adjusted": mean([adjusted_rate(p.plain, f) for f, p in played]),
+        "designer/failed_envs": float(sum(p.failed for _, p in played)),
     }
     for skill in sorted({c.skill for c in scored}):
         values = [r for c, r in zip(scored, rewards, strict=True) if c.skill == skill]
@@ -205,6 +201,7 @@ class Run:
         resources.callback(self.engine.close)
         self.tokenizer = self.policy.tokenizer
         self.solver = engine_solver(config, self.engine, self.tokenizer)
+        self.eval_solver = engine_solver(config, self.engine, self.tokenizer, evaluation=True)
         self.hinter = make_hinter(config, self.engine, self.tokenizer)
         self.logger = MetricsLogger(workspace, config)
         resources.callback(self.logger.close)
@@ -220,6 +217,9 @@ class Run:
             )
             resources.callback(self.memory.close)
         self.corpus = load_corpus(config.design.corpus) if self.spade else None
+        # The run's own registry, where accepted programs go and examples are read from.
+        self.registry = Registry(workspace / "registry")
+        self.registered: set[str] = set()
         if self.spade and config.logging.console:
             problem = prompt_budget_problem(config, self.tokenizer, self.corpus)
             print(f"warning: {problem}" if problem else "design prompts fit", flush=True)
@@ -363,14 +363,14 @@ class Run:
             return metrics
         with watch("designer"):
             candidates = state.next_candidates or self.draft(
-                first_slots(config, state.regeneration), 1, state.regeneration
+                first_requests(config, state.regeneration), 1, state.regeneration
             )
         self.say(f"validation: {len(candidates)} candidate(s)")
         with watch("validation"):
             if self.pending is not None:  # validated in the background meanwhile
                 reports = self.pending.result()
             else:
-                reports = validate_candidates(
+                reports = validate_round(
                     self.designs_validator(),
                     candidates,
                     find_copies(candidates, self.memory),
@@ -382,13 +382,13 @@ class Run:
         _sum_into(metrics, validation)
         # Failed slots are written again from fresh documents, validated at once.
         for attempt in range(2, config.design.attempts + 1):
-            slots = retry_slots(candidates, config.design.attempts)
-            if not slots:
+            requests = retry_requests(candidates, config.design.attempts)
+            if not requests:
                 break
             with watch("designer"):
-                retry = self.draft(slots, attempt, state.regeneration)
+                retry = self.draft(requests, attempt, state.regeneration)
             with watch("validation"):
-                reports = validate_candidates(
+                reports = validate_round(
                     self.designs_validator(), retry, find_copies(retry, self.memory)
                 )
                 more, validation = self.commit(retry, reports, it)
@@ -399,6 +399,7 @@ class Run:
             1.0, metrics["validate/candidates"]
         )
         state.candidates = candidates
+        state.plays = [Plays() for _ in candidates]
         position = {id(c): k for k, c in enumerate(candidates)}
         state.pool = [pool_entry(c, r, position[id(c)]) for c, r in accepted[: config.pool.size]]
         step_budget = config.validation.step_budget
@@ -419,30 +420,34 @@ class Run:
         if self.config.logging.console:
             print(f"[iteration {self.state.iteration}] {text}", flush=True)
 
-    def draft(self, slots: list[Slot], attempt: int, regeneration: int) -> list[Candidate]:
-        """Write one attempt of ``slots``, with the learner's log-probs at generation time."""
+    def draft(
+        self, requests: list[tuple[int, str]], attempt: int, regeneration: int
+    ) -> list[Candidate]:
+        """Write one attempt of ``requests``, with the learner's log-probs at generation time."""
         config = self.config
-        self.say(f"designer: writing {len(slots)} program(s), attempt {attempt}")
+        self.say(f"designer: writing {len(requests)} program(s), attempt {attempt}")
+        assert self.corpus is not None, "spade mode loads a corpus"
         candidates = write_candidates(
             config,
             self.engine,
             self.tokenizer,
             self.corpus,
             self.memory,
+            self.registry,
             self.sampler,
-            slots,
+            requests,
             attempt,
-            self.workspace / "registry",
             self.recorded,
             regeneration,
         )
-        written = [c for c in candidates if not c.scripted]  # recorded replies never train
-        drafts = [Sample("designer", c.prompt_ids, c.response_ids, 1.0) for c in written]
+        # Recorded replies have no tokens: they never train.
+        sampled = [c.tokens for c in candidates if c.tokens is not None and not c.scripted]
+        drafts = [Sample("designer", t.prompt_ids, t.response_ids, 1.0) for t in sampled]
         fill_old_logprobs(
             self.policy, drafts, config.ppo.micro_batch_size, config.generation.temperature
         )
-        for candidate, draft in zip(written, drafts, strict=True):
-            candidate.old_logprobs = draft.old_logprobs
+        for tokens, draft in zip(sampled, drafts, strict=True):
+            tokens.old_logprobs = draft.old_logprobs
         return candidates
 
     def designs_validator(self) -> Validator:
@@ -453,10 +458,10 @@ class Run:
 
     def write_ahead(self, regeneration: int) -> None:
         """Write a later window's first attempts now and validate them in the background."""
-        candidates = self.draft(first_slots(self.config, regeneration), 1, regeneration)
+        candidates = self.draft(first_requests(self.config, regeneration), 1, regeneration)
         self.state.next_candidates = candidates
         self.pending = self.background.submit(
-            validate_candidates,
+            validate_round,
             self.designs_validator(),
             candidates,
             find_copies(candidates, self.memory),
@@ -467,23 +472,30 @@ class Run:
         self, candidates: list[Candidate], validated: Validated, it: int
     ) -> tuple[list[tuple[Candidate, Any]], dict[str, float]]:
         """Register the accepted candidates and log every one to ``designs.jsonl``."""
-        accepted, metrics = commit(
-            candidates, validated, self.memory, self.workspace / "registry", it
+        accepted = commit_round(
+            candidates,
+            validated,
+            self.registry,
+            self.memory,
+            self.registered,
+            {"iteration": it},
         )
+        metrics = round_metrics(candidates, validated)
         with self.designs.open("a", encoding="utf-8") as log:
             for c in candidates:
                 record = {
                     "iteration": it,
                     "regeneration": self.state.regeneration,
-                    "slot": c.slot,
+                    "slot": c.index,
                     "attempt": c.attempt,
                     "skill": c.skill,
                     "difficulty": c.difficulty,
                     "scripted": c.scripted,
                     "shown": c.shown,
-                    "valid": c.valid,
-                    "env_key": c.env_key,
-                    "feedback": c.feedback[:300],
+                    "valid": c.accepted,
+                    "status": c.status,
+                    "env_key": c.env_id.rsplit("/", 1)[-1] if c.env_id else None,
+                    "feedback": c.reason[:300],
                 }
                 log.write(json.dumps(record) + "\n")
         return accepted, metrics
@@ -493,7 +505,10 @@ class Run:
     def specs(
         self, pool: list[PoolEnv], iteration: int, plays: int, with_hints: bool, evaluation=False
     ) -> list[EpisodeSpec]:
-        """K plain plays per environment, and K hint plays on the same seeds when asked."""
+        """K plain plays per environment, and K hint plays on the same seeds when asked.
+
+        Training plays share seeds in runs of ``plays_per_seed``; evaluation plays never do.
+        """
         config = self.config
         source: HintSource = "hinter" if config.play.hint_source == "hinter" else "program"
         specs = []
@@ -502,8 +517,10 @@ class Run:
             options = {"difficulty": difficulty} if difficulty else None
             turns = min(env.max_turns, config.play.max_episode_turns)
             count = plays if env.plays is None else env.plays
+            shared = 1 if evaluation else config.play.plays_per_seed
             seeds = [
-                episode_seed(config.seed, iteration, env.key, k, evaluation) for k in range(count)
+                episode_seed(config.seed, iteration, env.key, k // shared, evaluation)
+                for k in range(count)
             ]
             specs += [EpisodeSpec(env.key, env.source, s, options, turns) for s in seeds]
             if with_hints and (source == "hinter" or env.has_hint):
@@ -574,13 +591,13 @@ class Run:
             theirs, matched = paired_plays(mine, [e for e in hinted if e.spec.env_key == env.key])
             failed = any(e.error for e in played if e.spec.env_key == env.key)
             if self.memory is not None and (ours or theirs):
-                self.memory.record_plays(env.key, plain=ours, hint=theirs, step=it)
+                self.memory.record_plays(self.memory_id(env), plain=ours, hint=theirs, step=it)
             if env.candidate is not None:
-                candidate = self.state.candidates[env.candidate]
-                candidate.plain += ours
-                candidate.hint += theirs
-                candidate.matched += matched
-                candidate.failed = candidate.failed or failed
+                plays = self.state.plays[env.candidate]
+                plays.plain += ours
+                plays.hint += theirs
+                plays.matched += matched
+                plays.failed = plays.failed or failed
         one_player = [e for e in plain if e.num_players == 1]
         one_hinted = [e for e in hinted if e.num_players == 1]
         metrics = {
@@ -607,6 +624,12 @@ class Run:
             metrics["validate/quarantined"] = float(len(quarantined))
         return metrics
 
+    def memory_id(self, env: PoolEnv) -> str:
+        """The id the memory knows a pool environment by: its candidate's registry id."""
+        if env.candidate is None:
+            return env.key
+        return self.state.candidates[env.candidate].env_id or env.key
+
     # -- 4-5. advantages -----------------------------------------------------------------------
 
     def solver_samples(self, episodes: list[Episode]) -> tuple[list[Sample], int]:
@@ -620,8 +643,10 @@ class Run:
         """
         played = [e for e in episodes if not e.spec.hint_play and e.error is None and e.turns]
         single = [e for e in played if e.num_players == 1]
+        per_seed = self.config.play.plays_per_seed > 1
         advantages = solver_advantages(
-            [e.outcome[0] for e in single], [e.spec.env_key for e in single]
+            [e.outcome[0] for e in single],
+            [(e.spec.env_key, e.spec.seed) if per_seed else e.spec.env_key for e in single],
         )
         samples = [
             _sample(t.reply.data, a)
@@ -647,34 +672,35 @@ class Run:
         """
         config, state = self.config, self.state
         in_pool = {env.candidate for env in state.pool}
+        window = list(zip(state.candidates, state.plays, strict=True))
         # What played this window: the pool, and programs dropped from it after failing.
         pooled = [
-            c for k, c in enumerate(state.candidates) if k in in_pool or (c.valid and c.failed)
+            (c, p) for k, (c, p) in enumerate(window) if k in in_pool or (c.accepted and p.failed)
         ]
         # Recorded programs play in the pool and count in their skill's baseline, but the
         # model never wrote them: they are not trained on.
         rated = [
-            c
-            for k, c in enumerate(state.candidates)
-            if (not c.valid and not c.scripted) or k in in_pool or (c.valid and c.failed)
+            (c, p)
+            for k, (c, p) in enumerate(window)
+            if (not c.accepted and not c.scripted) or k in in_pool or (c.accepted and p.failed)
         ]
         rewards = [
             designer_reward(
                 config.rewards.designer_reward,
-                c.plain,
-                c.hint,
-                matched=c.matched,
+                p.plain,
+                p.hint,
+                matched=p.matched,
                 floor=c.floor,
                 adjusted=config.rewards.chance_adjusted,
-                valid=c.valid,
-                failed=c.failed,
+                valid=c.accepted,
+                failed=p.failed,
                 invalid_reward=config.rewards.invalid_reward,
                 timeout_penalty=config.rewards.timeout_penalty,
             )
-            for c in rated
+            for c, p in rated
         ]
-        trained = [not c.scripted for c in rated]
-        scored = [c for c, t in zip(rated, trained, strict=True) if t]
+        trained = [not c.scripted for c, _ in rated]
+        scored = [c for (c, _), t in zip(rated, trained, strict=True) if t]
         scale = 1.0
         if config.ppo.loss_aggregation == "token_mean":
             scale = designer_scale(
@@ -683,10 +709,10 @@ class Run:
                 config.pool.regen_interval,
                 config.rewards.designer_scale_cap,
             )
-        advantages = designer_advantages(rewards, [c.skill for c in rated], scale)
+        advantages = designer_advantages(rewards, [c.skill for c, _ in rated], scale)
         samples = [
-            Sample("designer", c.prompt_ids, c.response_ids, a, c.old_logprobs, c.engine_logprobs)
-            for c, a, t in zip(rated, advantages, trained, strict=True)
+            _designer_sample(c, a)
+            for (c, _), a, t in zip(rated, advantages, trained, strict=True)
             if t
         ]
         metrics = _designer_metrics(
@@ -696,7 +722,7 @@ class Run:
         metrics["designer/advantage_abs"] = mean(
             [abs(a) for a, t in zip(advantages, trained, strict=True) if t]
         )
-        metrics["designer/hint_pairs"] = float(sum(len(c.matched) for c in pooled))
+        metrics["designer/hint_pairs"] = float(sum(len(p.matched) for _, p in pooled))
         return samples, metrics
 
     # -- 8. evaluation -------------------------------------------------------------------------
@@ -717,7 +743,7 @@ class Run:
         episodes = play_episodes(
             specs,
             self.sandbox,
-            self.solver,
+            self.eval_solver,
             history_turns=self.config.play.history_turns,
             timings=clock,
         )
@@ -740,6 +766,20 @@ class Run:
 def quarantined_keys(episodes: list[Episode]) -> set[str]:
     """The environments whose play ended in a watchdog quarantine (``spadegym.sandbox``)."""
     return {e.spec.env_key for e in episodes if e.error_kind == "quarantined"}
+
+
+def _designer_sample(candidate: Candidate, advantage: float) -> Sample:
+    """A designer sample from a candidate the model wrote (its tokens)."""
+    tokens = candidate.tokens
+    assert tokens is not None, "a candidate the model wrote has its tokens"
+    return Sample(
+        "designer",
+        tokens.prompt_ids,
+        tokens.response_ids,
+        advantage,
+        tokens.old_logprobs,
+        tokens.engine_logprobs,
+    )
 
 
 def _sample(completion: Completion, advantage: float) -> Sample:

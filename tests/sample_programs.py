@@ -62,6 +62,26 @@ def make_program(
     )
 
 
+# Ends when told "stop" (reward -1) or after `target` steps, which the seed picks (1..6), so
+# max_turns=5 truncates some: instances end at different steps, and each reset shows its seed.
+COUNTER = make_program(
+    """
+    self.n += 1
+    if action == "stop":
+        return f"stopped at {self.n}", -1.0, True, False, {"n": self.n}
+    done = self.n >= self.target
+    return f"{self.n} of {self.target}", float(done), done, False, {"n": self.n}
+    """,
+    reset_body="""
+    self.target = random.Random(seed).randrange(1, 7)
+    self.n = 0
+    return f"seed {seed}: count to {self.target}", {"target": self.target}
+    """,
+    header="import random",
+    max_turns=5,
+)
+
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "good"
 
 

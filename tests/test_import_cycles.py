@@ -19,18 +19,13 @@ PACKAGES = ("spadegym", "spadegym_train")
 
 KNOWN: dict[tuple[str, str], str] = {
     # (importer, imported): why the edge is still here. Each entry closes a cycle that exists
-    # today; the test fails when an entry's edge is gone, so this list can only shrink. All
-    # three are type-only (``if TYPE_CHECKING:``) back edges; breaking each is a small change
+    # today; the test fails when an entry's edge is gone, so this list can only shrink. Both
+    # are type-only (``if TYPE_CHECKING:``) back edges; breaking each is a small change
     # in a module another session owns this round, so they are listed here instead.
     ("spadegym.errors", "spadegym.contract"): (
         "ProgramError's `kind` annotation names contract.ProgramErrorKind, while contract "
         "raises errors.ConfigError: the Literal belongs beside the error, or the annotation "
         "in str"
-    ),
-    ("spadegym.sandbox.handle", "spadegym.sandbox.pool"): (
-        "the handle is typed with the SandboxPool that builds it (pool -> handle, and "
-        "pool -> supply -> handle): the pool and the handle call each other's private "
-        "methods; issue 29 asks for one object or a clean boundary"
     ),
     ("spadegym.validation.budget", "spadegym.validation.context"): (
         "check_budget(ctx: Context) lives in budget, which context imports for Clock: the "

@@ -7,7 +7,7 @@ import copy
 import gymnasium
 import numpy as np
 import pytest
-from sample_programs import LOCK_PICK
+from sample_programs import COUNTER, LOCK_PICK
 
 from spadegym.errors import SpadegymError
 from spadegym.registry import Registry
@@ -167,13 +167,46 @@ def test_autoreset_mode_is_a_keyword_and_disabled_leaves_resets_to_the_caller(lo
         envs.close()
 
 
-def test_next_step_and_unknown_autoreset_modes_are_refused_with_the_way_out(lock_id):
+def test_an_unknown_autoreset_mode_is_refused_naming_the_valid_ones(lock_id):
+    with pytest.raises(
+        SpadegymError,
+        match="autoreset_mode='sometimes' is not a mode: write AutoresetMode.NEXT_STEP, "
+        "AutoresetMode.SAME_STEP \\(the default\\) or AutoresetMode.DISABLED, or their names "
+        "'next_step', 'same_step', 'disabled'.",
+    ):
+        gymnasium.make_vec(lock_id, num_envs=2, autoreset_mode="sometimes")
+
+
+def test_next_step_returns_the_final_observation_then_resets_in_one_exchange(lock_id, monkeypatch):
     from gymnasium.vector import AutoresetMode
 
-    with pytest.raises(SpadegymError, match="use vectorization_mode='sync' \\(whose default"):
-        gymnasium.make_vec(lock_id, num_envs=2, autoreset_mode=AutoresetMode.NEXT_STEP)
-    with pytest.raises(SpadegymError, match="autoreset_mode='sometimes': write AutoresetMode"):
-        gymnasium.make_vec(lock_id, num_envs=2, autoreset_mode="sometimes")
+    from spadegym.sandbox import SandboxPool
+
+    envs = gymnasium.make_vec(lock_id, num_envs=2, autoreset_mode=AutoresetMode.NEXT_STEP)
+    try:
+        assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        envs.reset(seed=3)
+        for _ in range(8):  # LockPick truncates at 8 turns
+            obs, rewards, terminated, truncated, info = envs.step([WRONG] * 2)
+        assert truncated.all() and "final_obs" not in info
+        assert obs == ("Answer with three digits in \\boxed{}.",) * 2  # the final observation
+        assert list(info["episode_turns"]) == [8, 8]
+        calls = []
+        for name in ("step_then_reset", "reset_batch"):
+            real = getattr(SandboxPool, name)
+            monkeypatch.setattr(
+                SandboxPool, name, lambda self, *a, n=name, f=real: calls.append(n) or f(self, *a)
+            )
+        obs, rewards, terminated, truncated, info = envs.step(["\\boxed{000}"] * 2)
+        assert obs == ("A 3-digit lock. Guess with \\boxed{ddd}.",) * 2  # actions ignored
+        assert not (rewards.any() or terminated.any() or truncated.any())
+        assert calls == []  # the resets went out with the 8th step's exchange
+        obs, *_ = envs.step([WRONG] * 2)
+        assert obs == ("Answer with three digits in \\boxed{}.",) * 2 and calls == [
+            "step_then_reset"
+        ]
+    finally:
+        envs.close()
 
 
 def test_sync_mode_autoresets_next_step_unless_told_same_step(lock_id):
@@ -197,3 +230,73 @@ def test_sync_mode_autoresets_next_step_unless_told_same_step(lock_id):
     finally:
         plain.close()
         same.close()
+
+
+def assert_same_info(ours, theirs, path="info"):
+    """Vector infos equal key by key: nested dicts, and arrays of equal dtype and values."""
+    assert isinstance(ours, type(theirs)), path
+    if isinstance(theirs, dict):
+        assert ours.keys() == theirs.keys(), path
+        for key in theirs:
+            assert_same_info(ours[key], theirs[key], f"{path}[{key!r}]")
+    elif isinstance(theirs, np.ndarray):
+        assert ours.dtype == theirs.dtype and ours.tolist() == theirs.tolist(), path
+    else:
+        assert ours == theirs, path
+
+
+@pytest.mark.parametrize("mode", ["next_step", "same_step", "disabled"])
+def test_each_autoreset_mode_plays_as_gymnasiums_sync_vector_env(mode):
+    from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+    from spadegym.env import ProgramEnv
+
+    mode = AutoresetMode[mode.upper()]
+    n = 4
+    ours = SpadeVectorEnv(COUNTER, n, num_workers=2, autoreset_mode=mode)
+    theirs = SyncVectorEnv([lambda: ProgramEnv(COUNTER) for _ in range(n)], autoreset_mode=mode)
+    ends, truncations, mid_resets = [], 0, []
+
+    def both_reset(**kwargs):
+        mine, reference = ours.reset(**kwargs), theirs.reset(**kwargs)
+        assert mine[0] == reference[0]
+        assert_same_info(mine[1], reference[1])
+
+    try:
+        assert ours.metadata["autoreset_mode"] is mode
+        both_reset(seed=11)
+        for t in range(40):
+            actions = ["stop" if (3 * t + 5 * k) % 7 == 0 else "go" for k in range(n)]
+            mine, reference = ours.step(actions), theirs.step(actions)
+            assert mine[0] == reference[0], t
+            for a, b in zip(mine[1:4], reference[1:4]):
+                assert a.dtype == b.dtype and a.tolist() == b.tolist(), t
+            info = dict(mine[4])
+            if mode is AutoresetMode.SAME_STEP:  # the one key added: the outcome, on top
+                assert "final_info" not in info or (
+                    info.pop("episode_outcome").tolist()
+                    == reference[4]["final_info"]["episode_outcome"].tolist()
+                )
+                info.pop("_episode_outcome", None)
+            assert_same_info(info, reference[4], f"step {t}")
+            done = mine[2] | mine[3]
+            ends.append(done.copy())
+            truncations += int(mine[3].sum())
+            if mode is AutoresetMode.DISABLED and done.any():
+                both_reset(options={"reset_mask": done})
+            elif mode is AutoresetMode.NEXT_STEP and done.any() and not done.all():
+                # Resets between an end and the next step: the ended instances' resets were
+                # already drawn (and sent); an unseeded reset must play those same seeds.
+                if len(mid_resets) == 0 and t >= 10:
+                    mid_resets.append(t)
+                    both_reset()
+                elif len(mid_resets) == 1 and t >= 25:
+                    mid_resets.append(t)
+                    both_reset(options={"reset_mask": done | (np.arange(n) == n - 1)})
+    finally:
+        ours.close()
+        theirs.close()
+    ends = np.array(ends)
+    assert ends.sum() > 20 and 0 < truncations < ends.sum()  # terminations and truncations
+    assert len(mid_resets) == (2 if mode is AutoresetMode.NEXT_STEP else 0)
+    assert any(row.any() and not row.all() for row in ends)  # instances end at different steps

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 # Modules that contribute subcommands, each with ``add_parsers(subparsers)``. A module whose
 # optional dependencies are missing is skipped, and its commands say so when called.
@@ -26,7 +27,7 @@ _COMMAND_MODULES = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with the usage line
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with the usage line
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 

@@ -248,10 +248,12 @@ def _play(env: Any) -> dict[str, Any]:
     """Play one registered environment with its solution and with trivial replies."""
     import gymnasium
 
+    from spadegym.env import ProgramEnv
     from spadegym.validation.checks import TRIVIAL_REPLIES, random_words
 
     made = gymnasium.make(env.id, disable_env_checker=True)
     inner = made.unwrapped
+    assert isinstance(inner, ProgramEnv)  # what every registry id makes
     row: dict[str, Any] = {
         "id": env.id,
         "kind": env.manifest.kind,

@@ -10,10 +10,14 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spadegym.cli import arguments
 from spadegym.cli.eval_progress import ReplyProgress
 from spadegym.cli.output import dumps, terminal
+
+if TYPE_CHECKING:
+    from spadegym.memory import EnvironmentMemory
 
 LOCAL_REPLY_TOKENS = 256
 """A local model's reply limit unless --max-new-tokens says otherwise: the solver's prompt asks
@@ -207,7 +211,7 @@ def _environment_lines(progress: ReplyProgress) -> Callable[[str], None]:
     return say
 
 
-def _memory(path: Path | None) -> object:
+def _memory(path: Path | None) -> EnvironmentMemory:
     from spadegym.memory import EnvironmentMemory
     from spadegym.registry.roots import spadegym_home
 

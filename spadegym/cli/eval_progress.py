@@ -13,8 +13,10 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
+
+from spadegym.llm.base import Message
 
 __all__ = ["ReplyProgress"]
 
@@ -57,7 +59,7 @@ class ReplyProgress:
     def __getattr__(self, name: str) -> Any:  # everything else is the backend's
         return getattr(self.llm, name)
 
-    def complete(self, messages: list[dict], n: int = 1) -> list[str]:
+    def complete(self, messages: Sequence[Message], n: int = 1) -> list[str]:
         """The backend's replies; the counter moves when they arrive."""
         first = not any(m.get("role") == "assistant" for m in messages)
         with self._lock:

@@ -239,7 +239,9 @@ def _find(args: argparse.Namespace, env_id: str) -> Any:
         name = parse_id(env_id)[0]
     except RegistryError:
         name = env_id
-    by_name = {parse_folder(k.split("/", 1)[1])[0]: k for k in reversed(known)}
+    by_name = {
+        parsed[0]: k for k in reversed(known) if (parsed := parse_folder(k.split("/", 1)[1]))
+    }
     close = [by_name[c] for c in difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.6)]
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     roots = ", ".join(str(r.root) for r in registries)

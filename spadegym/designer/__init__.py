@@ -1,13 +1,15 @@
-"""The designer: prompts, the repair loop, hints, and ``generate``.
+"""The designer: prompts, the repair loop, hints, ``generate``, and a trainer's rounds.
 
 ``generate(n, llm, ...)`` writes candidate environments with a designer model, validates and
 repairs them, checks novelty against the memory and registers the good ones; see
-``spadegym.designer.generate``.
+``spadegym.designer.generate``. A trainer runs the same pipeline in batches
+(``spadegym.designer.rounds``): it samples the replies itself, for their tokens. Both plan
+``Slot``s (``slots``), make ``Candidate``s (``report``) and register through ``commit``.
 """
 
 from __future__ import annotations
 
-from spadegym.designer.generate import Slot, generate, plan_slot
+from spadegym.designer.generate import generate
 from spadegym.designer.hints import HintResult, clean_hint, hint_problem, write_hint
 from spadegym.designer.prompts import (
     Example,
@@ -16,7 +18,8 @@ from spadegym.designer.prompts import (
     hint_messages,
     repair_messages,
 )
-from spadegym.designer.report import STATUSES, Candidate, GenerationReport, Turn
+from spadegym.designer.report import STATUSES, Candidate, GenerationReport, Tokens, Turn
+from spadegym.designer.slots import Slot, plan_slot
 
 __all__ = [
     "STATUSES",
@@ -25,6 +28,7 @@ __all__ = [
     "GenerationReport",
     "HintResult",
     "Slot",
+    "Tokens",
     "Turn",
     "clean_hint",
     "contract_rules",

@@ -34,15 +34,15 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spadegym import contract
 from spadegym.contract import KINDS, SKILLS
-from spadegym.corpus import Corpus, Document, load_corpus
+from spadegym.corpus import Corpus, load_corpus
 from spadegym.designer import hints
+from spadegym.designer.commit import commit, extracted, failure, source_of
 from spadegym.designer.context import DesignContext, draw_context
 from spadegym.designer.prompts import (
     design_messages,
@@ -50,6 +50,7 @@ from spadegym.designer.prompts import (
 )
 from spadegym.designer.report import Candidate, GenerationReport, Turn
 from spadegym.designer.runlog import Prior, RunLog
+from spadegym.designer.slots import Slot, plan_slot
 from spadegym.errors import ConfigError, SpadegymError
 from spadegym.llm.base import ChatLLM, LLMError, LLMUnreachableError, Message
 from spadegym.llm.replay import ReplayChat
@@ -60,41 +61,7 @@ if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
     from spadegym.registry.interface import RegistryLike
 
-__all__ = ["Slot", "generate", "plan_slot"]
-
-
-@dataclass(frozen=True)
-class Slot:
-    """The plan for one candidate: what to ask for, grounded in which document."""
-
-    index: int
-    skill: str
-    kind: str
-    difficulty: int
-    document: Document
-
-
-def plan_slot(
-    index: int,
-    seed: int,
-    corpus: Corpus,
-    skills: Sequence[str],
-    kinds: Sequence[str],
-    difficulties: Sequence[int],
-) -> Slot:
-    """The plan of slot ``index``: a function of the seed and the index alone.
-
-    Skills rotate with the index (every skill gets its share, as in SPADE); the kind, the
-    difficulty and the document are drawn from a generator seeded by ``(seed, index)``.
-    """
-    rng = random.Random(f"spadegym.generate:{seed}:{index}")
-    return Slot(
-        index,
-        skills[index % len(skills)],
-        rng.choice(list(kinds)),
-        rng.choice(list(difficulties)),
-        corpus.sample(rng),
-    )
+__all__ = ["generate"]
 
 
 # -- one candidate -------------------------------------------------------------------------
@@ -181,7 +148,7 @@ class _Run:
                     cand.status, cand.reason = "error", f"the model failed: {exc}"
                 else:
                     cand.status = "rejected"
-                    cand.reason = f"{_failure(cand.report)} (the repair request failed: {exc})"
+                    cand.reason = f"{failure(cand.report)} (the repair request failed: {exc})"
                 return
             turn = Turn(purpose, log_id, request, reply, llm_seconds=seconds, from_log=from_log)
             cand.turns.append(turn)
@@ -189,7 +156,7 @@ class _Run:
             if turn.report is not None and turn.report.ok:
                 break
             if turn_index == self.max_repairs:
-                cand.status, cand.reason = "rejected", _failure(turn.report)
+                cand.status, cand.reason = "rejected", failure(turn.report)
                 return
             request = repair_messages(
                 design, reply, turn.report.feedback() if turn.report else "No program was found."
@@ -236,7 +203,7 @@ class _Run:
 
     def _validate(self, index: int, turn: Turn, earlier: list[Turn]) -> None:
         started = time.perf_counter()
-        program = _extracted(turn.reply) if earlier else None
+        program = extracted(turn.reply) if earlier else None
         same = next((t for t in earlier if program is not None and t.program == program), None)
         if same is not None:
             # Validation is deterministic: an unchanged program gets the same verdict.
@@ -309,27 +276,16 @@ class _Run:
         }
         if cand.hint_source == "designer":
             provenance["hint"] = cand.hint
-        from spadegym.registry import DuplicateEnvironmentError
-
         with self.store_lock:
-            existing = self.registry.id_of(program)
-            if existing is not None and not self._registered_by(existing, cand.index):
-                where = "earlier in this run" if existing in self.registered else "already"
-                cand.status = "duplicate"
-                cand.reason = f"exact copy of {existing}, registered {where}"
-                return
-            try:
-                admitted = self.registry.admit(
-                    program, report=report, provenance=provenance, memory=self.memory
-                )
-            except DuplicateEnvironmentError as exc:
-                cand.novelty = _novelty(exc.novelty)
-                cand.status = "duplicate"
-                cand.reason = exc.novelty.reason if exc.novelty is not None else str(exc)
-                return
-            cand.novelty = _novelty(admitted.novelty)
-            self.registered.add(admitted.env_id)
-        cand.status, cand.env_id = "accepted", admitted.env_id
+            commit(
+                cand,
+                report,
+                provenance,
+                self.registry,
+                self.memory,
+                self.registered,
+                own=lambda env_id: self._registered_by(env_id, cand.index),
+            )
 
     def _recover(self, cand: Candidate, prior: Prior) -> None:
         """Trust the registry over a logged "error": the slot's program may be registered.
@@ -344,7 +300,7 @@ class _Run:
         }
         if not turns:
             return
-        program = _extracted(turns[max(turns)])
+        program = extracted(turns[max(turns)])
         try:
             env_id = self.registry.id_of(program) if program is not None else None
         except Exception:  # an unreadable registry: the logged verdict stands
@@ -379,7 +335,7 @@ class _Run:
                     slot.skill,
                     slot.document.text,
                     random.Random(f"spadegym.generate.examples:{slot.index}:{slot.document.id}"),
-                    lambda env_id: _source_of(self.registry, env_id),
+                    lambda env_id: source_of(self.registry, env_id),
                 )
         return design_messages(
             slot.skill,
@@ -404,43 +360,6 @@ class _LoggedLLM:
         log_id = f"c{self._index:04d}-h{self._asked}"
         self._asked += 1
         return [self._run.ask(self._index, log_id, "hint", list(messages), self._prior)[0]]
-
-
-def _source_of(registry: RegistryLike, env_id: str) -> str | None:
-    """The program of a registered environment, if the registry has it."""
-    try:
-        return registry.get(env_id).source()
-    except Exception:  # an id the registry does not hold, or a root gone since
-        return None
-
-
-def _novelty(verdict: Any) -> dict[str, Any] | None:
-    """The memory's verdict as the report keeps it."""
-    if verdict is None:
-        return None
-    return {
-        "novel": verdict.novel,
-        "nearest_id": verdict.nearest_id,
-        "similarity": round(float(verdict.similarity), 4),
-        "reason": verdict.reason,
-    }
-
-
-def _extracted(reply: str) -> str | None:
-    from spadegym.extract import extract_program
-
-    return extract_program(reply).code
-
-
-def _failure(report: ValidationReport | None) -> str:
-    if report is None:
-        return "not validated"
-    failures = report.failures
-    if not failures:
-        return "checks not run: " + ", ".join(report.not_run)
-    first = failures[0]
-    more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
-    return f"{first.name}: {first.message}{more}"
 
 
 def _from_final(cand: Candidate, final: dict[str, Any]) -> Candidate:
@@ -638,7 +557,7 @@ def _resume(run: _Run, run_log: RunLog) -> None:
         run.llm.skip_served(r for prior in run_log.prior.values() for r in prior.replies.values())
 
 
-def _run_all(run: _Run, slots: list[Slot], concurrency: int):
+def _run_all(run: _Run, slots: list[Slot], concurrency: int) -> Iterator[Candidate]:
     """Yield candidates as they finish, from ``concurrency`` daemon threads.
 
     Daemon threads, not an executor: on Ctrl-C the main thread must be free to return while a
@@ -731,9 +650,9 @@ def _close_executor(chosen: Executor | None, given: Executor | str | None) -> No
 
 
 def _open_registry(registry: RegistryLike | str | Path | None) -> RegistryLike:
-    if registry is not None and not isinstance(registry, str | Path):
+    if registry is not None and not isinstance(registry, (str, Path)):
         return registry
-    from spadegym.registry import Registry
+    from spadegym.registry.store import Registry
 
     return Registry(Path(registry)) if registry is not None else Registry.user()
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from spadegym import contract
 from spadegym.designer.prompts import hint_messages
 from spadegym.errors import ProgramError, SandboxError
-from spadegym.llm.base import ChatLLM
+from spadegym.llm.base import Completes
 from spadegym.sandbox import SandboxConfig, make_worker
 from spadegym.validation.leak import hint_leak
 
@@ -107,7 +107,7 @@ def instance_solutions(
 
 
 def write_hint(
-    llm: ChatLLM,
+    llm: Completes,
     program: str,
     solutions: list[list[str]],
     *,

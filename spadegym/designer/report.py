@@ -10,7 +10,7 @@ from typing import Any
 from spadegym.llm.base import Message
 from spadegym.validation import ValidationReport
 
-__all__ = ["STATUSES", "Candidate", "GenerationReport", "Turn"]
+__all__ = ["STATUSES", "Candidate", "GenerationReport", "Tokens", "Turn"]
 
 STATUSES = ("accepted", "rejected", "duplicate", "error", "interrupted")
 """How a candidate ended: registered; failed validation after its repairs; judged a copy of a
@@ -45,8 +45,25 @@ class Turn:
 
 
 @dataclass
+class Tokens:
+    """A reply as a trainer samples it: token ids and log-probs, for the policy update.
+
+    Attributes:
+        prompt_ids: the prompt's tokens.
+        response_ids: the reply's tokens (none for a recorded reply: never trained on).
+        old_logprobs: the learner's log-probs at generation time.
+        engine_logprobs: the generation engine's log-probs of the reply.
+    """
+
+    prompt_ids: list[int]
+    response_ids: list[int]
+    old_logprobs: list[float] | None = None
+    engine_logprobs: list[float] | None = None
+
+
+@dataclass
 class Candidate:
-    """One slot of a ``generate`` run, from its prompt to its verdict.
+    """One slot of a design run (``generate``, or a trainer's round), from prompt to verdict.
 
     Attributes:
         index: its position in the run (0-based); the plan for a slot depends only on the
@@ -66,6 +83,13 @@ class Candidate:
         hint_replies: the hint-writer's replies.
         seconds: wall time of the whole candidate.
         resumed: its verdict was read from the log of an earlier run.
+        attempt: 1 for a slot's first attempt, 2 and on for a round's retries of the slot
+            (``spadegym.designer.rounds``).
+        scripted: a recorded reply, not the model's (a round's extra slots).
+        shown: the memory examples its prompt showed (``DesignContext.shown``).
+        tokens: the reply as the trainer sampled it, or ``None``.
+        floor: its chance floor from validation, once accepted (``None``: not measured, or
+            two players).
     """
 
     index: int
@@ -84,6 +108,21 @@ class Candidate:
     hint_replies: list[str] = field(default_factory=list)
     seconds: float = 0.0
     resumed: bool = False
+    attempt: int = 1
+    scripted: bool = False
+    shown: dict[str, Any] = field(default_factory=dict)
+    tokens: Tokens | None = None
+    floor: float | None = None
+
+    @property
+    def accepted(self) -> bool:
+        """Whether it was registered."""
+        return self.status == "accepted"
+
+    @property
+    def reply(self) -> str:
+        """The last turn's reply ("" before the first)."""
+        return self.turns[-1].reply if self.turns else ""
 
     @property
     def prompt(self) -> list[Message]:
@@ -228,7 +267,8 @@ class GenerationReport:
                 f"{c.index:>4}  {c.status:<11} {c.skill[:23]:<23} {str(own)[:23]:<23} "
                 f"{c.repairs:>3}  "
             )
-            whole = {"break_long_words": False, "break_on_hyphens": False}  # paths stay intact
+            # Paths stay intact.
+            whole: dict[str, Any] = {"break_long_words": False, "break_on_hyphens": False}
             text = " ".join(what.split())
             wrapped = textwrap.wrap(text, width=max(20, width - first), **whole) or ["-"]
             lines.append(head + wrapped[0])

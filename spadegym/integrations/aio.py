@@ -78,15 +78,17 @@ class AsyncPool:
             self._runner = loop.create_task(self._run())
         elif loop is not self._loop:
             raise SpadegymError("an AsyncPool serves one event loop; make one per loop.")
-        request = _Request(kind, args, loop.create_future())
-        self._pending.append(request)
-        self._wake.set()
-        return await request.future
+        future = loop.create_future()
+        self._pending.append(_Request(kind, args, future))
+        self._wake_runner()
+        return await future
 
     async def _run(self) -> None:
         while True:
-            await self._wake.wait()
-            self._wake.clear()
+            wake = self._wake
+            assert wake is not None  # made, with the loop, before this runner started
+            await wake.wait()
+            wake.clear()
             batch, self._pending = self._pending, []
             if not batch:
                 continue
@@ -177,7 +179,7 @@ class AsyncPool:
             request = _Request("release", (handle,))
             if running is loop:
                 self._pending.append(request)
-                self._wake.set()
+                self._wake_runner()
             else:
                 loop.call_soon_threadsafe(self._enqueue, request)
             return
@@ -190,6 +192,10 @@ class AsyncPool:
                 self._release_now([request.args[0]])
             return
         self._pending.append(request)
+        self._wake_runner()
+
+    def _wake_runner(self) -> None:
+        assert self._wake is not None  # made with the loop: only that loop's callers get here
         self._wake.set()
 
     async def aclose(self) -> None:

@@ -32,7 +32,7 @@ SOURCE = "spadegym"
 """``metadata["source_dataset"]`` of every item."""
 
 
-def _options(difficulty: int | None) -> dict | None:
+def _options(difficulty: int | None) -> dict[str, Any] | None:
     return {"difficulty": difficulty} if difficulty is not None else None
 
 
@@ -58,7 +58,9 @@ class _Replayer:
             self._envs[program.sha256] = env
         return env
 
-    def item(self, program: Program, seed: int, difficulty: int | None, hint: bool) -> tuple:
+    def item(
+        self, program: Program, seed: int, difficulty: int | None, hint: bool
+    ) -> tuple[Any, ...]:
         """``(first observation, solution replies, whether the solution wins at once)``."""
         with self._lock:
             env = self._env(program)
@@ -77,7 +79,7 @@ class _Replayer:
             env = self._env(program)
             env.reset(seed=seed, options=_options(difficulty))
             _, _, terminated, truncated, _ = env.step("")
-            return terminated or truncated
+            return bool(terminated or truncated)
 
     def outcome(self, program: Program, seed: int, difficulty: int | None, reply: str) -> float:
         """The outcome of playing ``reply`` as the first (and only) reply of an instance."""
@@ -238,7 +240,7 @@ def _entry_program(entry: dict[str, Any], known: dict[str, Program]) -> Program:
             f"source_dataset={SOURCE!r}, env_id and seed)."
         )
     env_id = metadata.get("env_id")
-    program = known.get(env_id) or resolve([str(env_id)])[0]
+    program = known.get(str(env_id)) or resolve([str(env_id)])[0]
     if program.sha256 != metadata.get("sha256"):
         raise SpadegymError(
             f"{env_id} is not the program this item was made from (sha256 "
@@ -248,7 +250,9 @@ def _entry_program(entry: dict[str, Any], known: dict[str, Program]) -> Program:
     return program
 
 
-def _score(replayer: _Replayer, program: Program, entry: dict, answer: str | None) -> float:
+def _score(
+    replayer: _Replayer, program: Program, entry: dict[str, Any], answer: str | None
+) -> float:
     if not isinstance(answer, str):
         return 0.0
     metadata = entry["metadata"]

@@ -141,6 +141,7 @@ class MessageGuard:
                 if message.get("type") != "websocket.receive":
                     return message
                 text = message.get("text")
+                problem: str | None
                 if text is None:
                     problem = "binary frames are not read; send a text frame holding a JSON object."
                 else:
@@ -164,7 +165,8 @@ class MessageGuard:
                 return await _respond(
                     send, 413, f"the request body is over {MAX_HTTP_BODY:,} bytes."
                 )
-        problem, data = None, None
+        problem: str | None = None
+        data: Any = None  # the request's JSON object (always parsed for a step)
         if body.strip() or scope["path"] == "/step":
             try:
                 text = body.decode("utf-8")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import SpadegymError
+from spadegym.llm.tokens import encode_chat, left_pad
 
 if TYPE_CHECKING:
     from spadegym.integrations.trl import SpadeEnvironment, SpadeEnvironments
@@ -138,10 +139,7 @@ def play_text_episodes(
         messages = _messages(prompt)
         observation = environment.reset(**instance, prompt=messages)
         messages[-1] = {**messages[-1], "content": messages[-1]["content"] + observation}
-        ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
-        if not isinstance(ids, list):  # transformers 5 returns a BatchEncoding
-            ids = list(ids["input_ids"])
-        episodes.append(PlayedEpisode(prompt_ids=list(ids)))
+        episodes.append(PlayedEpisode(prompt_ids=encode_chat(tokenizer, messages)))
         conversations.append(messages)
     stops = {tokenizer.eos_token_id, tokenizer.pad_token_id} - {None}
     active = list(range(len(episodes)))
@@ -154,10 +152,9 @@ def play_text_episodes(
             if reply_tokens:
                 width = min(width, reply_tokens)
             contexts = [episodes[i].prompt_ids + episodes[i].completion_ids for i in active]
-            longest = max(len(c) for c in contexts)
             pad = tokenizer.pad_token_id
-            input_ids = torch.tensor([[pad] * (longest - len(c)) + c for c in contexts])
-            attention = torch.tensor([[0] * (longest - len(c)) + [1] * len(c) for c in contexts])
+            input_ids, attention = left_pad(contexts, pad)
+            longest = input_ids.shape[1]
             device = next(model.parameters()).device
             with torch.no_grad():
                 output = model.generate(

@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import verifiers.v1 as vf
 from pydantic import Field
 from verifiers.v1.runtimes import ProgramResult
 
 from spadegym.integrations.programs import Program, resolve, seed_for
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 __all__ = [
     "TASKSET_ID",
@@ -141,7 +144,9 @@ class SpadeChatHarness(vf.Harness[SpadeChatHarnessConfig]):
         from verifiers.v1.dialects.chat import message_to_wire
 
         system, prompt = self.resolve_prompt(data)
-        messages: list[dict] = [{"role": "system", "content": system}] if system else []
+        messages: list[ChatCompletionMessageParam] = (
+            [{"role": "system", "content": system}] if system else []
+        )
         if isinstance(prompt, str):
             messages.append({"role": "user", "content": prompt})
         else:

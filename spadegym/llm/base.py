@@ -35,6 +35,14 @@ class LLMUnreachableError(LLMError):
     """
 
 
+class Completes(Protocol):
+    """What a single synchronous caller needs from a model (``write_hint``): ``complete``."""
+
+    def complete(self, messages: Sequence[Message], n: int = 1) -> list[str]:
+        """Return ``n`` completions of the conversation ``messages``."""
+        ...
+
+
 @runtime_checkable
 class ChatLLM(Protocol):
     """What ``generate`` needs from a language model.

@@ -50,7 +50,7 @@ class RequestBatcher:
 
     def __init__(
         self,
-        run_batch: Callable[[Hashable, list[Any]], Sequence[Any]],
+        run_batch: Callable[[Any, list[Any]], Sequence[Any]],  # (a key given to submit, its jobs)
         *,
         max_rows: int = 16,
         window: float = 0.02,

@@ -31,6 +31,7 @@ from typing import Any
 from spadegym.errors import ConfigError
 from spadegym.llm.base import LLMError, Message, SyncChat, check_messages
 from spadegym.llm.batching import RequestBatcher
+from spadegym.llm.tokens import encode_chat, left_pad
 
 __all__ = ["TransformersChat"]
 
@@ -147,7 +148,7 @@ class TransformersChat(SyncChat):
     def _submit(self, messages: Sequence[Message], n: int) -> concurrent.futures.Future:
         sent = check_messages(messages, n)
         with self._tokenizer_lock:
-            prompt = tuple(self._encode(sent))
+            prompt = tuple(encode_chat(self.tokenizer, sent))
         # Settings are read now, so a request keeps the settings it was made with.
         key = (self.temperature, self.top_p, self.max_new_tokens)
         rows = n if self.temperature > 0 else 1
@@ -161,13 +162,9 @@ class TransformersChat(SyncChat):
         rows = [(job, k) for job in jobs for k in range(job.n if sampled else 1)]
         # A canonical order: the same requests make the same batch whatever their arrival.
         rows.sort(key=lambda row: (row[0].prompt, row[1]))
-        width = max(len(job.prompt) for job, _ in rows)
+        ids, mask = left_pad([job.prompt for job, _ in rows], self._pad)
+        width = ids.shape[1]
         device = next(self.model.parameters()).device
-        ids = torch.full((len(rows), width), self._pad, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for r, (job, _) in enumerate(rows):
-            ids[r, width - len(job.prompt) :] = torch.tensor(job.prompt, dtype=torch.long)
-            mask[r, width - len(job.prompt) :] = 1
         settings: dict[str, Any] = {}
         if sampled:
             from transformers import LogitsProcessorList
@@ -213,18 +210,6 @@ class TransformersChat(SyncChat):
             digest.update(",".join(map(str, job.prompt)).encode())
             seed = int.from_bytes(digest.digest(), "little") & (2**63 - 1)
         return torch.Generator().manual_seed(seed)
-
-    def _encode(self, messages: list[Message]) -> list[int]:
-        if getattr(self.tokenizer, "chat_template", None):
-            ids = self.tokenizer.apply_chat_template(
-                messages, add_generation_prompt=True, tokenize=True
-            )
-            if isinstance(ids, dict) or hasattr(ids, "keys"):  # BatchEncoding in newer versions
-                ids = ids["input_ids"]
-            return list(ids)
-        # A base model without a chat template: a plain transcript it can continue.
-        text = "".join(f"{m['role']}: {m['content']}\n\n" for m in messages) + "assistant: "
-        return list(self.tokenizer(text)["input_ids"])
 
 
 class _RowSampler:

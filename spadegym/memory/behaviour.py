@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from spadegym.memory import programs as stored
 from spadegym.memory.signature import Signature, compute_signature
 
 if TYPE_CHECKING:
+    from spadegym.memory.database import Connection
     from spadegym.sandbox.pool import Worker
 
 SIGNATURE_CACHE = 128
@@ -27,7 +27,11 @@ SIGNATURE_CACHE = 128
 class BehaviourMixin:
     """Signatures and stored programs of an ``EnvironmentMemory``."""
 
-    _db: sqlite3.Connection
+    if TYPE_CHECKING:
+
+        @property
+        def _db(self) -> Connection:
+            """``EnvironmentMemory``'s open connection."""
 
     def _init_behaviour(self) -> None:
         """Re-fingerprint what another Python stored and start the signature cache.

@@ -9,7 +9,6 @@ the first observations align. ``novelty.judge`` turns each neighbour's signals i
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -18,6 +17,7 @@ import numpy as np
 from spadegym.memory import codekeys, records
 from spadegym.memory import programs as stored
 from spadegym.memory.crossplay import cross_play
+from spadegym.memory.database import Connection
 from spadegym.memory.novelty import DedupConfig, Novelty, Signals, Verdict, judge
 from spadegym.memory.signature import PROBES, Signature, observation_alignment
 from spadegym.sandbox.pool import Worker
@@ -29,7 +29,7 @@ Search = Callable[[np.ndarray, int], list[tuple[str, float]]]
 
 
 def static_signals(
-    db: sqlite3.Connection,
+    db: Connection,
     search: Search,
     vector: np.ndarray,
     shape: str,
@@ -74,7 +74,7 @@ def static_signals(
 
 
 def with_behaviour(
-    db: sqlite3.Connection,
+    db: Connection,
     worker: Worker,
     source: str,
     own: Signature,

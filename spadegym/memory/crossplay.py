@@ -120,7 +120,9 @@ class _Replay:
         self.pending: list[tuple[str, bool, Episode, Any]] = []
         self.outcomes: dict[str, list[tuple[bool, bool]]] = {}
 
-    def aligned(self, env_id: str, signature: Signature, probes: range, screen: bool = False):
+    def aligned(
+        self, env_id: str, signature: Signature, probes: range, screen: bool = False
+    ) -> None:
         """Plan the neighbour's record of each probe on the candidate's same probe.
 
         With ``screen``, a one-player solution none of whose action templates the candidate
@@ -158,7 +160,9 @@ class _Replay:
             for mine, theirs in zip(self.candidate.probes, signature.probes, strict=True)
         )
 
-    def _plan(self, env_id: str, control: bool, k: int, actions: list[str], transcript: Any):
+    def _plan(
+        self, env_id: str, control: bool, k: int, actions: list[str], transcript: Any
+    ) -> None:
         probe = PROBES[k]
         episode = Episode(seed=probe.seed, options=probe.options, actions=actions)
         self.pending.append((env_id, control, episode, transcript))
@@ -171,7 +175,7 @@ class _Replay:
         """
         if not self.pending:
             return
-        unique: dict[tuple, Episode] = {}
+        unique: dict[tuple[int, str, tuple[str, ...]], Episode] = {}
         for _, _, episode, _ in self.pending:
             key = (episode.seed, repr(episode.options), tuple(episode.actions or ()))
             unique.setdefault(key, episode)

@@ -119,11 +119,11 @@ class Connection(sqlite3.Connection):
         cursor.path = self.path
         return cursor
 
-    def execute(self, sql: str, parameters: Any = ()) -> _Cursor:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = ()) -> _Cursor:
         """Run one statement."""
         return self._cursor().execute(sql, parameters)
 
-    def executemany(self, sql: str, parameters: Any) -> _Cursor:  # type: ignore[override]
+    def executemany(self, sql: str, parameters: Any) -> _Cursor:
         """Run one statement over many parameter rows."""
         return self._cursor().executemany(sql, parameters)
 

@@ -35,7 +35,7 @@ def default_memory_path() -> Path:
 
 
 def open_memory(
-    path: str | os.PathLike | None = None,
+    path: str | os.PathLike[str] | None = None,
     embedder: Embedder | None = None,
     *,
     seed: bool = True,
@@ -103,7 +103,7 @@ def seed_library(memory: EnvironmentMemory, roots: list[Path] | None = None) -> 
     if roots is None:
         shipped = shipped_root()
         roots = [shipped] if shipped is not None and shipped.is_dir() else []
-    wanted = {}
+    wanted: dict[str, tuple[Path, str | None]] = {}
     for root in roots:
         for entry in load_index(Path(root)).entries.values():
             wanted.setdefault(entry.id, (Path(root) / entry.folder, entry.skill))

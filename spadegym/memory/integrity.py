@@ -70,7 +70,7 @@ def changed_outside(database: Path) -> bool:
         recorded = json.loads(text)
     except (OSError, ValueError, RecursionError):
         return True
-    return recorded != current(database)
+    return bool(recorded != current(database))
 
 
 def check(db: Connection) -> None:

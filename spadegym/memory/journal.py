@@ -11,6 +11,7 @@ registry folder (``spadegym.registry.memory_link.settle``).
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass
 
@@ -47,7 +48,7 @@ class Intent:
     created: float
 
 
-def note(db, op: str, env_id: str, folder: str, sha256: str) -> None:
+def note(db: sqlite3.Connection, op: str, env_id: str, folder: str, sha256: str) -> None:
     """Record an intent (replacing an older one of the same id and op)."""
     if op not in OPS:
         raise ValueError(f"op={op!r} is not one of {OPS}")
@@ -57,7 +58,7 @@ def note(db, op: str, env_id: str, folder: str, sha256: str) -> None:
     )
 
 
-def pending(db) -> list[Intent]:
+def pending(db: sqlite3.Connection) -> list[Intent]:
     """Every intent left, oldest first."""
     rows = db.execute(
         "SELECT env_id, op, folder, sha256, created FROM pending ORDER BY created"
@@ -65,6 +66,6 @@ def pending(db) -> list[Intent]:
     return [Intent(*row) for row in rows]
 
 
-def clear(db, env_ids: list[str], op: str) -> None:
+def clear(db: sqlite3.Connection, env_ids: list[str], op: str) -> None:
     """Forget the intents ``op`` of ``env_ids``; call inside the write that fulfils them."""
     db.executemany("DELETE FROM pending WHERE env_id = ? AND op = ?", [(e, op) for e in env_ids])

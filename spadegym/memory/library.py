@@ -16,6 +16,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from spadegym.memory.signature import SIGNATURE_VERSION, Signature, compute_signature
 
@@ -27,14 +28,15 @@ def _python() -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped() -> dict[str, dict]:
+def _shipped() -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(gzip.decompress(LIBRARY_SIGNATURES.read_bytes()))
     except (OSError, ValueError):
         return {}
     if data.get("python") != _python() or data.get("version") != SIGNATURE_VERSION:
         return {}
-    return data.get("signatures", {})
+    signatures: dict[str, dict[str, Any]] = data.get("signatures", {})
+    return signatures
 
 
 def shipped_signature(source_sha256: str) -> Signature | None:

@@ -46,9 +46,11 @@ def code_version() -> str:
 
     digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\n".encode())
     for module in (fingerprint, compat):
+        if module.__file__ is None:  # loaded from no file (frozen)
+            return "unknown"
         try:
             digest.update(Path(module.__file__).read_bytes())
-        except (OSError, TypeError):
+        except OSError:
             return "unknown"
     return digest.hexdigest()[:16]
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from spadegym.errors import ConfigError, ProgramError
 from spadegym.memory import codekeys
-from spadegym.memory.database import damaged
+from spadegym.memory.database import Connection, damaged
 from spadegym.memory.fingerprint import fingerprint_version, summarize
 from spadegym.memory.signature import Signature
 
@@ -102,7 +102,7 @@ def signatures(db: sqlite3.Connection, env_ids: list[str]) -> dict[str, Signatur
     return found
 
 
-def source(db: sqlite3.Connection, env_id: str) -> str | None:
+def source(db: Connection, env_id: str) -> str | None:
     """The stored source of ``env_id``, or ``None``."""
     row = db.execute(
         "SELECT p.source FROM programs p JOIN envs e ON e.id = p.env WHERE e.env_id = ?",
@@ -111,7 +111,7 @@ def source(db: sqlite3.Connection, env_id: str) -> str | None:
     return _unpack(row[0], db) if row else None
 
 
-def stale(db: sqlite3.Connection) -> tuple[int, int]:
+def stale(db: Connection) -> tuple[int, int]:
     """Rows that need recomputing: ``(recomputable, unrecoverable)``.
 
     The first are fingerprinted under another version; the second have no stored source.
@@ -126,7 +126,7 @@ def stale(db: sqlite3.Connection) -> tuple[int, int]:
     return other, missing
 
 
-def refingerprint(db: sqlite3.Connection) -> int:
+def refingerprint(db: Connection) -> int:
     """Recompute fingerprints, shapes and code keys computed under another version.
 
     The caller holds the memory's lock and the transaction.
@@ -163,14 +163,14 @@ def _pack(source: str) -> bytes:
     return zlib.compress(source.encode("utf-8", "surrogatepass"), 6)
 
 
-def _unpack(blob: bytes, db: sqlite3.Connection) -> str:
+def _unpack(blob: bytes, db: Connection) -> str:
     try:
         return zlib.decompress(blob).decode("utf-8", "surrogatepass")
     except (zlib.error, UnicodeDecodeError, TypeError) as exc:  # damaged bytes in a cell
         raise damaged(db.path, f"a stored program cannot be read ({exc})") from None
 
 
-def shingle_sets(db: sqlite3.Connection, env_ids: list[str]) -> dict[str, np.ndarray]:
+def shingle_sets(db: Connection, env_ids: list[str]) -> dict[str, np.ndarray]:
     """The stored shingle hashes of ``env_ids`` (rows stored before they were kept have none)."""
     if not env_ids:
         return {}

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from spadegym.memory.crossplay import CrossPlay
-from spadegym.memory.database import damaged
+from spadegym.memory.database import Connection, damaged
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS envs (
@@ -105,7 +106,7 @@ def insert(db: sqlite3.Connection, rows: list[tuple[EnvRecord, str, np.ndarray]]
     )
 
 
-def fields(db: sqlite3.Connection, env_ids: list[str], columns: str) -> dict[str, tuple]:
+def fields(db: sqlite3.Connection, env_ids: list[str], columns: str) -> dict[str, tuple[Any, ...]]:
     """``columns`` of each of ``env_ids`` that is stored, by env_id."""
     if not env_ids:
         return {}
@@ -129,7 +130,7 @@ def state(db: sqlite3.Connection) -> tuple[int, int, int]:
     return count, max_id, epoch
 
 
-def vectors(db: sqlite3.Connection, dim: int, after: int) -> tuple[np.ndarray, np.ndarray]:
+def vectors(db: Connection, dim: int, after: int) -> tuple[np.ndarray, np.ndarray]:
     """Row ids and vectors of every row with ``id > after``, in id order."""
     rows = db.execute("SELECT id, vector FROM envs WHERE id > ? ORDER BY id", (after,)).fetchall()
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

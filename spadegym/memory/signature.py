@@ -39,7 +39,7 @@ class Probe:
     difficulty: int | None = None
 
     @property
-    def options(self) -> dict | None:
+    def options(self) -> dict[str, Any] | None:
         """The ``options`` of ``reset``."""
         return None if self.difficulty is None else {"difficulty": self.difficulty}
 
@@ -120,7 +120,7 @@ class Signature:
         """The templates (``action_template``) of every recorded solution action."""
         return frozenset().union(*(p.templates for p in self.probes))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """A plain JSON value."""
         return {
             "version": SIGNATURE_VERSION,
@@ -142,7 +142,7 @@ class Signature:
         }
 
     @classmethod
-    def from_json(cls, value: dict) -> Signature:
+    def from_json(cls, value: dict[str, Any]) -> Signature:
         """Read ``to_json``'s value back.
 
         Raises:

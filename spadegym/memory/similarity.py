@@ -7,8 +7,8 @@ A mixin of ``EnvironmentMemory`` (``store.py``); ``compare`` gathers the signals
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,13 +23,25 @@ from spadegym.memory.records import Neighbour
 from spadegym.memory.signature import Signature
 
 if TYPE_CHECKING:
+    from spadegym.memory.database import Connection
     from spadegym.sandbox.pool import Worker
 
 
 class SimilarityMixin:
     """Neighbours and novelty of an ``EnvironmentMemory``."""
 
-    _db: sqlite3.Connection
+    if TYPE_CHECKING:
+
+        @property
+        def _db(self) -> Connection:
+            """``EnvironmentMemory``'s open connection."""
+
+        def __len__(self) -> int:
+            """How many environments are stored (``EnvironmentMemory``)."""
+
+        def sandbox(self) -> AbstractContextManager[Worker]:
+            """A fresh worker (``BehaviourMixin``)."""
+
     dedup: DedupConfig
     path: Path
     embedder: Embedder
@@ -147,6 +159,7 @@ class SimilarityMixin:
         copy = self._copy_of(summary.fingerprint)
         if copy is not None:
             verdict = judge(Signals(copy, 1.0, 1.0, exact=True), self.dedup)
+            assert verdict is not None  # an exact copy is always the same game
             return Novelty(
                 False,
                 copy,

@@ -19,6 +19,7 @@ import math
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from spadegym import contract
 from spadegym.contract import REWARD_MAX, REWARD_MIN
@@ -190,7 +191,7 @@ _SELECT = (
 )
 
 
-def _row(row: tuple) -> PlayStats:
+def _row(row: tuple[Any, ...]) -> PlayStats:
     env_id, title, skill, n_plain, n_hint, win, hint_win, regret, updated, floor = row
     return PlayStats(
         env_id,
@@ -224,7 +225,12 @@ def history_of(db: sqlite3.Connection, env_id: str) -> list[PlayBatch]:
 
 
 def select(
-    db: sqlite3.Connection, where: str, params: tuple, order: str, k: int, skill: str | None
+    db: sqlite3.Connection,
+    where: str,
+    params: tuple[Any, ...],
+    order: str,
+    k: int,
+    skill: str | None,
 ) -> list[PlayStats]:
     """Summaries matching ``where`` (about ``s.``), optionally of one skill, best ``k``."""
     if k < 0:

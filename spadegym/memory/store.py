@@ -41,7 +41,8 @@ from spadegym.memory.embedders import Embedder
 from spadegym.memory.fingerprint import ProgramSummary, summarize
 from spadegym.memory.novelty import DedupConfig, Embedded, embedding_text
 from spadegym.memory.progress import Progress, announce
-from spadegym.memory.records import EnvRecord, Neighbour
+from spadegym.memory.records import EnvRecord as EnvRecord
+from spadegym.memory.records import Neighbour as Neighbour
 from spadegym.memory.signature import Signature
 from spadegym.memory.similarity import SimilarityMixin
 
@@ -93,10 +94,10 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         self.index_params = index_params or vindex.IndexParams()
         self.dedup = dedup or DedupConfig()
         self.progress = progress
-        self._db: database.Connection | None = None
+        self._connection: database.Connection | None = None
         sqlite_path = self.path / "memory.sqlite"
         self._lock = integrity.StampingLock(
-            FileLock(str(self.path / ".lock")), sqlite_path, lambda: self._db
+            FileLock(str(self.path / ".lock")), sqlite_path, lambda: self._connection
         )
         with self._lock:
             # Temporary files of writers killed mid-write (the config's is only ever written
@@ -106,7 +107,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
             # Files changed by anything but a memory's own writes may hold damaged pages that
             # SQLite would meet only when a query reads them: check them all now.
             outside = integrity.changed_outside(sqlite_path)
-            self._db = database.connect(sqlite_path)
+            self._connection = database.connect(sqlite_path)
             try:
                 if outside:
                     integrity.check(self._db)
@@ -117,13 +118,22 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                 self._init_behaviour()
             except BaseException:
                 self._db.close()
-                self._db = None
+                self._connection = None
                 raise
             integrity.record(sqlite_path)
         self._index = vindex.SyncedIndex(self.path / "index.faiss", self.dim, self.index_params)
         # An index file written for other database files (a replaced or restored one) would
         # map row ids to another memory's vectors: it is rebuilt from SQLite instead.
         self._index.distrust_file = outside
+
+    @property
+    def _db(self) -> database.Connection:
+        """The open connection; a memory used after ``close`` says so."""
+        if self._connection is None:
+            raise ConfigError(
+                f"the memory at {self.path} is closed: open it again (EnvironmentMemory(path))"
+            )
+        return self._connection
 
     # -- one step across processes ------------------------------------------------------
 
@@ -421,7 +431,8 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
     # -- reading records and statistics -------------------------------------------------
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM envs").fetchone()[0]
+        count: int = self._db.execute("SELECT COUNT(*) FROM envs").fetchone()[0]
+        return count
 
     def __contains__(self, env_id: object) -> bool:
         return (
@@ -501,7 +512,11 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         """Stored environments closest in meaning to ``text`` (e.g. a grounding document)."""
         hits = self._search(self._embed([text])[0], k)
         titles = records.fields(self._db, [env for env, _ in hits], "title, skill")
-        return [Neighbour(env, *titles[env], score) for env, score in hits]
+        neighbours = []
+        for env, score in hits:
+            title, skill = titles[env]
+            neighbours.append(Neighbour(env, title, skill, score))
+        return neighbours
 
     def find_copy(self, source: str) -> str | None:
         """The stored environment whose normalised code equals ``source``'s, if any.
@@ -573,7 +588,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
         The last connection's close folds the ``-wal`` file into the database, so the files
         are stamped again afterwards (see ``integrity``).
         """
-        if self._db is not None:
+        if self._connection is not None:
             with self._lock:
                 try:
                     if self._index.loaded():  # a process that never searched has nothing to write
@@ -582,7 +597,7 @@ class EnvironmentMemory(BehaviourMixin, SimilarityMixin):
                     pass  # already reported, or a full disk: the index file is only a cache
                 finally:
                     self._db.close()
-                    self._db = None
+                    self._connection = None
                     integrity.record(self.path / "memory.sqlite")
 
     def __enter__(self) -> EnvironmentMemory:

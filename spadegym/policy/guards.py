@@ -77,7 +77,7 @@ _RE_FLAG_POSITION.update({"finditer": 2, "sub": 4, "subn": 4, "split": 3})
 
 # Objects whose register() would change isinstance() for every caller: abstract base classes,
 # and the typing aliases that forward non-dunder attributes to one (typing.Mapping.register).
-_REGISTRIES = (abc.ABCMeta, typing._BaseGenericAlias, types.GenericAlias)
+_REGISTRIES = (abc.ABCMeta, vars(typing)["_BaseGenericAlias"], types.GenericAlias)
 
 
 def _underscore_read(ob: object, name: str) -> object:
@@ -174,7 +174,7 @@ def _apply(function, *args, **kwargs):
 class _PrintCollector:
     """The target of ``print``: keeps at most PRINT_LIMIT characters, which nobody reads."""
 
-    def __init__(self, _getattr_=None):
+    def __init__(self, _getattr_: object = None) -> None:
         self._getattr_ = _getattr_
         self._parts: list[str] = []
         self._room = PRINT_LIMIT
@@ -255,7 +255,7 @@ def _module_proxy(name: str, module_name: str, proxy_for) -> types.ModuleType:
     def missing(attribute: str):
         raise AttributeError(_module_name_message(name, attribute))
 
-    proxy.__getattr__ = missing
+    vars(proxy)["__getattr__"] = missing  # the module's own __getattr__ (PEP 562)
     return proxy
 
 
@@ -267,10 +267,8 @@ def _register_annotation_module(module_name: str) -> None:
     import typing
 
     inert = types.ModuleType(module_name, "Annotation names for spadegym programs.")
-    inert.ClassVar = typing.ClassVar
-    inert.InitVar = dataclasses.InitVar
-    inert.typing = typing
-    inert.dataclasses = dataclasses
+    names = {"ClassVar": typing.ClassVar, "InitVar": dataclasses.InitVar}
+    vars(inert).update(names, typing=typing, dataclasses=dataclasses)
     sys.modules[module_name] = inert
 
 

@@ -20,7 +20,7 @@ import enum
 import inspect
 import sys
 import types
-from typing import Any
+from typing import Any, cast
 
 from spadegym.policy.descriptors import plain_name
 
@@ -43,7 +43,7 @@ def _enum_members(names: object) -> list:
     elif isinstance(names, dict):
         members = list(dict.items(names))  # dict's own items: a subclass cannot lie
     elif type(names) in (list, tuple):
-        members = list(names)
+        members = list(cast("list[Any] | tuple[Any, ...]", names))
     else:
         raise TypeError(f"Enum(name, names): {_ENUM_NAMES_HELP}")
     pairs = [m for m in members if type(m) in (tuple, list)]
@@ -175,9 +175,9 @@ def make_dataclass_standin(module_name: str):
         def wrap(cls: type) -> type:
             snapshot = _field_snapshot(cls, module_name)
             shown = types.MappingProxyType(snapshot) if _ITERATES_LIVE_ANNOTATIONS else snapshot
-            cls.__annotations__ = shown
+            setattr(cls, "__annotations__", shown)  # noqa: B010 (a mapping proxy, not a dict)
             try:
-                built = dataclasses.dataclass(cls, **settings)
+                built: type = dataclasses.dataclass(cls, **settings)
             finally:
                 cls.__annotations__ = dict(snapshot)
             if built is not cls:  # slots=True makes a new class
@@ -212,9 +212,12 @@ def super_init(bound: object) -> Any:
     called through the class with a class as ``self``) it would hand out the unbound
     ``__init__`` of a library class, to run on any object.
     """
-    if type(bound) is not super or isinstance(bound.__self__, type) or bound.__self__ is None:
-        raise TypeError(
-            "super().__init__(...) works only inside a method called on an instance "
-            "(not in a classmethod, nor through the class)"
-        )
-    return bound.__init__
+    if type(bound) is super:
+        owner = getattr(bound, "__self__", None)  # typeshed's super does not declare it
+        if owner is not None and not isinstance(owner, type):
+            # super()'s own lookup: the next __init__ in the MRO (mypy refuses the attribute).
+            return getattr(bound, "__init__")  # noqa: B009
+    raise TypeError(
+        "super().__init__(...) works only inside a method called on an instance "
+        "(not in a classmethod, nor through the class)"
+    )

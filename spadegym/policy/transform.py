@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
+from typing import TypeVar
 
 from RestrictedPython.transformer import (
     IOPERATOR_TO_STR,
@@ -34,7 +35,10 @@ _NOT_ALLOWED = {
 """Clearer sentences for the statements RestrictedPython refuses wholesale."""
 
 
-def _located(new: ast.AST, old: ast.AST) -> ast.AST:
+_Node = TypeVar("_Node", ast.stmt, ast.expr)
+
+
+def _located(new: _Node, old: ast.stmt | ast.expr | ast.excepthandler) -> _Node:
     copy_locations(new, old)
     return new
 
@@ -141,9 +145,9 @@ class _PolicyTransformer(RestrictingNodeTransformer):
         arguments = node.args
         for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
             arg.annotation = None
-        for arg in (arguments.vararg, arguments.kwarg):
-            if arg is not None:
-                arg.annotation = None
+        for star in (arguments.vararg, arguments.kwarg):
+            if star is not None:
+                star.annotation = None
         node.returns = None
         self.scopes.append(None)
         try:
@@ -163,6 +167,7 @@ class _PolicyTransformer(RestrictingNodeTransformer):
         self.scopes.append(annotations)
         try:
             new = super().visit_ClassDef(node)
+            assert isinstance(new, ast.ClassDef)  # the restricting transform keeps the class
         finally:
             self.scopes.pop()
         if annotations:
@@ -211,7 +216,8 @@ class _PolicyTransformer(RestrictingNodeTransformer):
         return super().visit_Call(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler):
-        node = super().visit_ExceptHandler(node)
-        if node.type is None:
-            node.type = _located(ast.Name("Exception", ast.Load()), node)
-        return node
+        new = super().visit_ExceptHandler(node)
+        assert isinstance(new, ast.ExceptHandler)  # the restricting transform keeps the handler
+        if new.type is None:
+            new.type = _located(ast.Name("Exception", ast.Load()), new)
+        return new

@@ -12,11 +12,15 @@ import os
 import shutil
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
 from spadegym.registry import ids
 from spadegym.registry.errors import RegistryError, TamperedEnvironmentError
+
+if TYPE_CHECKING:
+    from spadegym.registry.manifest import Manifest
 
 LOCK_NAME = ".lock"
 """The file lock of a root, in the root."""
@@ -36,7 +40,7 @@ def fix_command(root: Path) -> str:
     return f"spadegym verify --fix --root {root}"
 
 
-def read_entry(folder: Path) -> tuple[object | None, str]:
+def read_entry(folder: Path) -> tuple[Manifest | None, str]:
     """``(manifest, "")`` for a complete entry, else ``(None, reason it is skipped)``."""
     from spadegym.registry.manifest import parse_manifest
 
@@ -72,7 +76,7 @@ def read_entry(folder: Path) -> tuple[object | None, str]:
     return manifest, ""
 
 
-def load_program(folder: Path) -> tuple[str, object]:
+def load_program(folder: Path) -> tuple[str, Manifest]:
     """The program of an entry and its manifest, after checking the program's sha256.
 
     Raises:
@@ -166,7 +170,7 @@ def clean_leftovers(root: Path) -> list[str]:
 
 def clean_folder_leftovers(folder: Path) -> list[str]:
     """Remove temporary files left in an entry folder by a killed rewrite; call with the lock."""
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(folder)
     except OSError:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 from spadegym.errors import SpadegymError
+
+if TYPE_CHECKING:
+    from spadegym.memory.novelty import Novelty
 
 
 class RegistryError(SpadegymError):
@@ -23,7 +27,7 @@ class DuplicateEnvironmentError(RegistryError):
         novelty: the memory's verdict (a ``Novelty``), when the memory gave one.
     """
 
-    def __init__(self, message: str, duplicate_of: str | None, novelty: object = None):
+    def __init__(self, message: str, duplicate_of: str | None, novelty: Novelty | None = None):
         self.duplicate_of = duplicate_of
         self.novelty = novelty
         super().__init__(message)

@@ -37,7 +37,7 @@ _VARIABLES = ("SPADEGYM_HOME", "SPADEGYM_REGISTRY_PATH")
 
 
 @contextlib.contextmanager
-def use_home(home: str | os.PathLike) -> Iterator[Path]:
+def use_home(home: str | os.PathLike[str]) -> Iterator[Path]:
     """Make ``home`` the spadegym home for the duration (see the module).
 
     Yields:
@@ -71,7 +71,7 @@ def use_home(home: str | os.PathLike) -> Iterator[Path]:
                 os.environ[name] = value
 
 
-def make_folder(path: str | os.PathLike) -> Path:
+def make_folder(path: str | os.PathLike[str]) -> Path:
     """Create ``path`` (and its parents); announce it when this creates the spadegym home.
 
     Returns:

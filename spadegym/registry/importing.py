@@ -65,6 +65,7 @@ def import_bundle(
     for item, report in zip(items, reports, strict=True):
         if registry.id_of(report.program) is not None:
             continue  # registered already: its id comes back and nothing is written
+        assert report.program is not None  # every report here passed, so it holds its program
         with memory.sandbox() as sandbox:
             verdict = memory.check_novelty(
                 report.program,

@@ -27,11 +27,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spadegym import contract, leftovers
 from spadegym.registry import ids
 from spadegym.registry.entry import read_entry
+
+if TYPE_CHECKING:
+    from spadegym.registry.manifest import Manifest
 
 INDEX_VERSION = 1
 INDEX_DIR = ".index"
@@ -89,7 +92,7 @@ class Index:
         )
 
 
-def entry_from_manifest(manifest: object) -> IndexEntry:
+def entry_from_manifest(manifest: Manifest) -> IndexEntry:
     """The index entry of a ``Manifest``."""
     return IndexEntry(
         manifest.folder,
@@ -169,24 +172,27 @@ def _read(path: Path, root: Path, stamp: list[int], names: list[str]) -> Index |
     for row in rows:
         entry = check_row(row)
         if isinstance(entry, str):
-            return _distrust(path, f"it has a bad row ({entry})")
+            _distrust(path, f"it has a bad row ({entry})")
+            return None
         entries[entry.folder] = entry
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in skipped.items()):
-        return _distrust(path, "its skipped folders are not names with reasons")
+        _distrust(path, "its skipped folders are not names with reasons")
+        return None
     listed = set(entries) | set(skipped)
     present = {name for name in names if is_entry_name(name)}
     gone = listed - present
     if gone:
-        return _distrust(path, f"it lists {min(gone)!r}, which is not in the root")
+        _distrust(path, f"it lists {min(gone)!r}, which is not in the root")
+        return None
     missing = [name for name in present - listed if (root / name).is_dir()]
     if missing:
-        return _distrust(path, f"it has no row for the folder {min(missing)!r}")
+        _distrust(path, f"it has no row for the folder {min(missing)!r}")
+        return None
     return Index(root, stamp, entries, dict(skipped))
 
 
 def _distrust(path: Path, why: str) -> None:
     log.warning("registry index %s is not trusted: %s; rebuilding it from the manifests", path, why)
-    return None
 
 
 def _make_index_dir(root: Path) -> None:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from spadegym.registry.admission import Admitted
     from spadegym.registry.manifest import Provenance
     from spadegym.registry.store import RegisteredEnv
+    from spadegym.sandbox.pool import Worker
 
 __all__ = ["RegistryLike"]
 
@@ -41,12 +42,14 @@ class RegistryLike(Protocol):
         self,
         source: str,
         report: Any = None,
-        provenance: Provenance | dict | None = None,
+        provenance: Provenance | dict[str, Any] | None = None,
         *,
         memory: MemoryLike | None = None,
         version_of: str | None = None,
         config: Any = None,
         preferred_id: str | None = None,
+        sandbox: Worker | None = None,
+        skill: str | None = None,
     ) -> Admitted:
         """Validate (unless given a passing report), judge novelty and store a program."""
         ...

@@ -129,7 +129,7 @@ class Manifest(BaseModel):
         ``None`` for two-player games and for manifests written before the floor existed.
         """
         value = self.validation.properties.get("floor")
-        return float(value) if type(value) in (int, float) else None
+        return float(value) if type(value) is int or type(value) is float else None
 
     @property
     def folder(self) -> str:
@@ -201,9 +201,9 @@ def build_manifest(
     program: str,
     report: Any,
     *,
-    provenance: Provenance | dict | None = None,
+    provenance: Provenance | dict[str, Any] | None = None,
     created: str | None = None,
-    stats: PlayStatistics | dict | None = None,
+    stats: PlayStatistics | dict[str, Any] | None = None,
     novelty: dict[str, Any] | None = None,
 ) -> Manifest:
     """A manifest for ``program`` from its passing validation report.

@@ -36,6 +36,7 @@ from spadegym.registry.manifest import sha256_of
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
     from spadegym.memory.novelty import Embedded
+    from spadegym.registry.manifest import Manifest
 
 log = logging.getLogger("spadegym.registry")
 
@@ -81,12 +82,13 @@ def settle(memory: MemoryLike) -> list[str]:
     done = []
     for intent in memory.intents():
         folder = Path(intent.folder)
+        loaded: tuple[str, Manifest] | None
         try:
-            program, manifest = load_program(folder)
+            loaded = load_program(folder)
         except (RegistryError, OSError):
-            program, manifest = None, None
-        there = manifest is not None and manifest.sha256 == intent.sha256
-        if intent.op == "add" and there:
+            loaded = None
+        if intent.op == "add" and loaded is not None and loaded[1].sha256 == intent.sha256:
+            program, manifest = loaded
             log.info("finishing the interrupted addition of %s to the memory", intent.env_id)
             remember(
                 memory,

@@ -19,13 +19,16 @@ import logging
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.registry import ids
 from spadegym.registry.entry import load_program
 from spadegym.registry.errors import warn_shadowed
 from spadegym.registry.index import IndexEntry, load_index
 from spadegym.registry.roots import default_roots
+
+if TYPE_CHECKING:
+    from gymnasium.envs.registration import EnvSpec
 
 ENTRY_POINT = "spadegym.registry:make_env"
 """What every registered spec calls; the id's folder and sha256 travel in its kwargs."""
@@ -36,7 +39,7 @@ VECTOR_ENTRY_POINT = "spadegym.vector_env:make_vector"
 log = logging.getLogger("spadegym.registry")
 
 
-def _gym_registry() -> dict:
+def _gym_registry() -> dict[str, EnvSpec]:
     from gymnasium.envs.registration import registry
 
     return registry

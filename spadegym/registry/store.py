@@ -12,6 +12,7 @@ under the memory's lock (see ``memory_link``).
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import os
 from collections.abc import Iterable
@@ -62,6 +63,7 @@ from spadegym.registry.verification import VerifyResult, verify_root
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
+    from spadegym.sandbox.pool import Worker
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,10 @@ class Registry:
     """
 
     def __init__(
-        self, root: str | os.PathLike | None = None, *, others: Iterable[str | os.PathLike] = ()
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        others: Iterable[str | os.PathLike[str]] = (),
     ):
         self.root = Path(root) if root is not None else user_root()
         mine = os.path.realpath(self.root)
@@ -147,8 +152,22 @@ class Registry:
         if version is not None:
             folder = ids.folder_name(name, version)
             return folder if folder in entries else None
-        versions = [e.folder for e in entries.values() if ids.parse_folder(e.folder)[0] == name]
-        return max(versions, key=lambda f: ids.parse_folder(f)[1]) if versions else None
+        versions = [
+            (parsed[1], e.folder)
+            for e in entries.values()
+            if (parsed := ids.parse_folder(e.folder)) and parsed[0] == name
+        ]
+        return max(versions)[1] if versions else None
+
+    def _unknown(self, env_id: str) -> RegistryError:
+        """The error for an id this registry does not hold, with the closest ids."""
+        known = [e.folder for e in self.index().entries.values()]
+        close = difflib.get_close_matches(ids.parse_id(env_id)[0], known, n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        return RegistryError(
+            f"{env_id!r} is not in the registry at {self.root}.{hint} "
+            f"`spadegym list` shows every id ({ids.MAKE_HINT})."
+        )
 
     def get(self, env_id: str) -> RegisteredEnv:
         """The environment ``env_id`` (``spade/X-vN``, ``X-vN``, or ``X`` for the latest).
@@ -158,13 +177,7 @@ class Registry:
         """
         folder = self._folder(env_id)
         if folder is None:
-            known = [e.folder for e in self.index().entries.values()]
-            close = difflib.get_close_matches(ids.parse_id(env_id)[0], known, n=3)
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
-            raise RegistryError(
-                f"{env_id!r} is not in the registry at {self.root}.{hint} "
-                f"`spadegym list` shows every id ({ids.MAKE_HINT})."
-            )
+            raise self._unknown(env_id)
         manifest, problem = read_entry(self.root / folder)
         if manifest is None:
             raise RegistryError(f"{env_id}: {problem}")
@@ -205,7 +218,7 @@ class Registry:
         self,
         source: str,
         report: Any = None,
-        provenance: Provenance | dict | None = None,
+        provenance: Provenance | dict[str, Any] | None = None,
         *,
         memory: MemoryLike | None = None,
         version_of: str | None = None,
@@ -246,14 +259,21 @@ class Registry:
         self,
         source: str,
         report: Any = None,
-        provenance: Provenance | dict | None = None,
+        provenance: Provenance | dict[str, Any] | None = None,
         *,
         memory: MemoryLike | None = None,
         version_of: str | None = None,
         config: Any = None,
         preferred_id: str | None = None,
+        sandbox: Worker | None = None,
+        skill: str | None = None,
     ) -> Admitted:
         """``add``, answering also whether the program was new and the memory's verdict.
+
+        ``sandbox`` is a worker that already has the program loaded (a trainer keeps the one
+        that computed its signature), used for the first novelty check instead of a fresh
+        one; its owner kills it. ``skill`` is the skill the memory records (``None``: the
+        program's own tag; a trainer records the skill it asked for).
 
         With a memory, the novelty check and both writes are one step across processes:
         they run under the memory's lock, so two writers of copies of one game cannot both
@@ -274,8 +294,11 @@ class Registry:
         seen = memory.revision()
         # Cross-play needs the program in a sandbox; the memory keeps the signature probed
         # here for the add that follows.
-        with memory.sandbox() as sandbox:
+        if sandbox is not None:
             verdict = memory.check_novelty(program, first_observation=first_obs, sandbox=sandbox)
+        else:
+            with memory.sandbox() as fresh:
+                verdict = memory.check_novelty(program, first_observation=first_obs, sandbox=fresh)
         with memory.locked():
             settle(memory)  # writes of a writer killed half way come first
             # A memory that lost records (a deleted or rolled-back database) gets them back
@@ -287,9 +310,9 @@ class Registry:
                 remember(memory, found.id, program, first_obs, found.skill, verdict.embedding)
                 return Admitted(found.id, False)
             if memory.revision() != seen:  # another writer came between the check and now
-                with memory.sandbox() as sandbox:
+                with memory.sandbox() as fresh:
                     verdict = memory.check_novelty(
-                        program, first_observation=first_obs, sandbox=sandbox
+                        program, first_observation=first_obs, sandbox=fresh
                     )
             if not verdict.novel and not is_new_version(verdict, version_of):
                 raise duplicate_error(report.class_name, verdict)
@@ -297,14 +320,15 @@ class Registry:
             env_id = self._write(
                 program, report, provenance, version_of, preferred_id, novelty, memory
             )
-            remember(memory, env_id, program, first_obs, report.properties.skill, verdict.embedding)
+            own_skill = skill if skill is not None else report.properties.skill
+            remember(memory, env_id, program, first_obs, own_skill, verdict.embedding)
         return Admitted(env_id, True, verdict)
 
     def _write(
         self,
         program: str,
         report: Any,
-        provenance: Provenance | dict | None,
+        provenance: Provenance | dict[str, Any] | None,
         version_of: str | None,
         preferred_id: str | None,
         novelty: dict[str, Any] | None = None,
@@ -391,7 +415,7 @@ class Registry:
         with locked(self.root):
             folder = self._folder(env_id) or self._broken_folder(env_id)
             if folder is None:
-                self.get(env_id)  # raises, with the closest ids
+                raise self._unknown(env_id)
             gym_id = ids.gym_id(folder)
             if memory is not None:  # the record this removal will delete, if any
                 stored = memory.get(gym_id)
@@ -412,13 +436,13 @@ class Registry:
         """The folder of ``env_id`` among the folders skipped as broken, if it is one."""
         name, version = ids.parse_id(env_id)
         folders = [
-            f
+            (parsed[1], f)
             for f in self.index().skipped
             if (parsed := ids.parse_folder(f))
             and parsed[0] == name
             and (version is None or parsed[1] == version)
         ]
-        return max(folders, key=lambda f: ids.parse_folder(f)[1]) if folders else None
+        return max(folders)[1] if folders else None
 
     def update_stats(self, env_id: str, **values: Any) -> Manifest:
         """Merge play statistics (``plays``, ``win_rate_plain``, ``regret``, ...) into a manifest.
@@ -439,7 +463,7 @@ class Registry:
 
     def verify(
         self, *, fix: bool = False, config: Any = None, workers: int = 2
-    ) -> list[VerifyResult]:
+    ) -> builtins.list[VerifyResult]:
         """Check every folder: manifest valid, program matching its sha256; rebuild the index.
 
         Args:
@@ -456,7 +480,7 @@ class Registry:
 
     # -- bundles ------------------------------------------------------------------------------
 
-    def export(self, env_ids: Iterable[str], path: str | os.PathLike) -> Path:
+    def export(self, env_ids: Iterable[str], path: str | os.PathLike[str]) -> Path:
         """Write the environments to a ``.tar.gz`` bundle; see ``spadegym.registry.bundle``.
 
         Raises:
@@ -470,8 +494,8 @@ class Registry:
         return write_bundle(Path(path), items)
 
     def import_(
-        self, path: str | os.PathLike, *, config: Any = None, memory: MemoryLike | None = None
-    ) -> list[str]:
+        self, path: str | os.PathLike[str], *, config: Any = None, memory: MemoryLike | None = None
+    ) -> builtins.list[str]:
         """Add every environment of a bundle, validated like any other; all or none.
 
         Every item is checked (ids, validation, copies within the bundle, novelty against the

@@ -100,12 +100,14 @@ def _fix(root: Path, names: Sequence[str], config: Any, workers: int) -> dict[st
                 created, provenance = old.created, old.provenance
             except (OSError, RegistryError):
                 created, provenance = None, Provenance(origin="verify")
-            if report.program.encode("utf-8") != texts[name]:
+            program = report.program
+            assert program is not None  # a passed report holds its program
+            if program.encode("utf-8") != texts[name]:
                 # validation normalised the text (line endings, blank edges): store what ran
-                write_file(path / ".env.py.tmp", report.program.encode("utf-8"))
+                write_file(path / ".env.py.tmp", program.encode("utf-8"))
                 os.replace(path / ".env.py.tmp", path / "env.py")
             manifest = build_manifest(
-                ids.gym_id(name), report.program, report, provenance=provenance, created=created
+                ids.gym_id(name), program, report, provenance=provenance, created=created
             )
             rewrite_manifest(path, manifest.to_json())
             results[name] = VerifyResult(ids.gym_id(name), path, True, fixed=True)

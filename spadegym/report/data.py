@@ -204,7 +204,7 @@ def card_of(env: Any, stats: Any = None) -> EnvCard:
     return card
 
 
-def play_sample(card: EnvCard, source: str, pool: Pool, seed: int = 0) -> None:
+def play_sample(card: EnvCard, source: str, pool: Pool[Any], seed: int = 0) -> None:
     """Play seed ``seed`` with the environment's solution and put the transcript on the card.
 
     The solution is played through ``spadegym.play`` (as a scripted solver), the loop that

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import SupportsFloat
 
 from spadegym.cli.output import terminal
 from spadegym.report.data import EnvCard, ReportData
@@ -43,7 +44,7 @@ def _e(text: object) -> str:
     return html.escape(terminal(text), quote=True)
 
 
-def _num(value: object) -> str:
+def _num(value: SupportsFloat | str | None) -> str:
     return "-" if value is None else f"{float(value):.2f}"
 
 

@@ -131,11 +131,11 @@ def win_rate_vs_regret(cards: Sequence[EnvCard], path: Path) -> str:
     known = [c for c in cards if c.stats and c.stats.get("win_rate") is not None]
     fig, ax = plt.subplots(figsize=(6, 4.2))
     for kind, colour in _KIND_COLOURS.items():
-        mine = [c for c in known if c.kind == kind]
+        mine = [c.stats for c in known if c.kind == kind and c.stats]
         if mine:
             ax.scatter(
-                [c.stats["win_rate"] for c in mine],
-                [c.stats["regret"] for c in mine],
+                [stats["win_rate"] for stats in mine],
+                [stats["regret"] for stats in mine],
                 color=colour,
                 label=kind,
                 alpha=0.8,

@@ -9,10 +9,20 @@ here. ``answer_value`` turns one answer into the value its request asks for, or 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox import protocol
+from spadegym.sandbox.values import (
+    ContractViolation,
+    check_hint,
+    check_reset,
+    check_solution,
+    check_step,
+)
+
+if TYPE_CHECKING:
+    from spadegym.contract import ProgramErrorKind
 
 MAX_MESSAGE_CHARS = protocol.MAX_MESSAGE_CHARS
 """Longest error message taken from a worker."""
@@ -22,9 +32,12 @@ ANSWER_KINDS = frozenset(
 )
 """Kinds a worker may report; any other is reported as ``"exception"``."""
 
-Answer = dict | ProgramError
-"""A worker's answer to one request: a well-formed envelope (``{"ok": True, "v": ...}`` or
-``{"ok": False, "kind": ..., "msg": ...}``), or the ``ProgramError`` that took its place."""
+Request = dict[str, Any]
+"""A request the host sends a worker (``protocol``'s request builders make them)."""
+
+Answer = dict[str, Any] | ProgramError
+"""A worker's answer to one request: a well-formed envelope (``protocol.read_answer``: an
+``ok_answer`` or an ``error_answer``), or the ``ProgramError`` that took its place."""
 
 
 @dataclass(frozen=True)
@@ -82,24 +95,7 @@ class StepResult:
     reward: float
     terminated: bool
     truncated: bool
-    info: dict
-
-
-def envelope(value: Any) -> dict | None:
-    """``value`` if it is a well-formed answer envelope, else None."""
-    if type(value) is not dict:
-        return None
-    ok = value.get("ok")
-    if ok is True and "v" in value:
-        return value
-    if ok is False and type(value.get("kind")) is str and type(value.get("msg")) is str:
-        return value
-    return None
-
-
-def call_name(request: dict) -> str:
-    """What a request calls: its operation, or the method of a ``call``."""
-    return request.get("m") if request.get("op") == "call" else request.get("op")
+    info: dict[str, Any]
 
 
 def _id_value(value: Any) -> int:
@@ -118,14 +114,14 @@ def _checked(checker: Any) -> Any:
     def read(value: Any) -> Any:
         try:
             return checker(value)
-        except protocol.ContractViolation as exc:
+        except ContractViolation as exc:
             raise ProgramError(str(exc), "contract") from None
 
     return read
 
 
-_check_reset = _checked(protocol.check_reset)
-_check_step = _checked(protocol.check_step)
+_check_reset = _checked(check_reset)
+_check_step = _checked(check_step)
 
 _READERS = {
     "ping": _pong,
@@ -133,14 +129,14 @@ _READERS = {
     "new": _id_value,
     "reset": lambda value: tuple(_check_reset(value)),
     "step": lambda value: StepResult(*_check_step(value)),
-    "solution": _checked(protocol.check_solution),
-    "hint": _checked(protocol.check_hint),
+    "solution": _checked(check_solution),
+    "hint": _checked(check_hint),
     "close": lambda value: None,
     "unload": lambda value: None,
 }
 
 
-def answer_value(request: dict, answer: Answer) -> Any:
+def answer_value(request: Request, answer: Answer) -> Any:
     """The checked value of ``answer`` to ``request``.
 
     ``reset`` gives ``(observation, info)``, ``step`` a ``StepResult``, ``load`` a
@@ -151,19 +147,21 @@ def answer_value(request: dict, answer: Answer) -> Any:
     """
     if isinstance(answer, ProgramError):
         raise answer
-    if answer.get("ok") is not True:
-        kind = answer["kind"] if answer["kind"] in ANSWER_KINDS else "exception"
-        message = answer["msg"]
+    error = protocol.answer_error(answer)
+    if error is not None:
+        found, message = error
+        kind: ProgramErrorKind = found if found in ANSWER_KINDS else "exception"  # type: ignore[assignment]
         if len(message) > MAX_MESSAGE_CHARS:
             message = message[:MAX_MESSAGE_CHARS] + "..."
         raise ProgramError(message, kind)
-    reader = _READERS.get(call_name(request))
+    called = protocol.call_name(request)
+    reader = _READERS.get(called)
     if reader is None:
-        raise ProgramError(f"no answer is expected to {call_name(request)!r}.", "protocol")
-    return reader(answer["v"])
+        raise ProgramError(f"no answer is expected to {called!r}.", "protocol")
+    return reader(protocol.answer_value(answer))
 
 
-def answer_or_error(request: dict, answer: Answer) -> Any:
+def answer_or_error(request: Request, answer: Answer) -> Any:
     """``answer_value``, or the ``ProgramError`` it raised (for batches: failures in place)."""
     try:
         return answer_value(request, answer)

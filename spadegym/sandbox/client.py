@@ -31,11 +31,10 @@ from spadegym.sandbox import launch, protocol
 from spadegym.sandbox.answers import (
     Answer,
     ProgramInfo,
+    Request,
     StepResult,
     answer_or_error,
     answer_value,
-    call_name,
-    envelope,
 )
 from spadegym.sandbox.config import REQUIRED_LAYERS, WEAK_SANDBOX_ENV, SandboxConfig
 from spadegym.sandbox.launch import worker_environment
@@ -69,9 +68,9 @@ class SandboxWorker(Operations):
         self.config = config or SandboxConfig()
         self.generation = 0
         self.hard_timeouts = 0
-        self.layers: dict = {}
+        self.layers: dict[str, dict[str, Any]] = {}
         self.last_failure = ""
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._tmp: str | None = None
         self._buf = bytearray()
         self._poll: select.poll | None = None
@@ -87,7 +86,7 @@ class SandboxWorker(Operations):
     @property
     def pid(self) -> int | None:
         """The worker process's id, while it runs."""
-        return self._proc.pid if self.alive else None
+        return self._proc.pid if self._proc is not None and self.alive else None
 
     def start(self) -> None:
         """Start the worker process (if not running) and read its isolation report.
@@ -104,7 +103,7 @@ class SandboxWorker(Operations):
         self._tmp = tempfile.mkdtemp(prefix=leftovers.temp_prefix(WORKER_DIR_PREFIX))
         stderr = None if os.environ.get("SPADEGYM_SANDBOX_DEBUG") else subprocess.DEVNULL
         try:
-            self._proc = launch.spawner.popen(
+            proc = self._proc = launch.spawner.popen(
                 [
                     sys.executable,
                     "-I",
@@ -127,17 +126,16 @@ class SandboxWorker(Operations):
             raise SandboxError(
                 f"could not start a sandbox worker with {sys.executable}: {exc}"
             ) from exc
-        os.set_blocking(self._proc.stdout.fileno(), False)
-        os.set_blocking(self._proc.stdin.fileno(), False)
+        assert proc.stdout is not None and proc.stdin is not None  # both are pipes
+        os.set_blocking(proc.stdout.fileno(), False)
+        os.set_blocking(proc.stdin.fileno(), False)
         self._poll = select.poll()
-        self._poll.register(self._proc.stdout.fileno(), select.POLLIN | select.POLLHUP)
+        self._poll.register(proc.stdout.fileno(), select.POLLIN | select.POLLHUP)
         self._write_poll = select.poll()
-        self._write_poll.register(self._proc.stdin.fileno(), select.POLLOUT)
+        self._write_poll.register(proc.stdin.fileno(), select.POLLOUT)
         deadline = time.monotonic() + max(self.config.load_timeout, 30.0)
-        hello = envelope(self._read_frame(deadline))
-        value = hello.get("v") if hello is not None else None
-        layers = value.get("layers") if type(value) is dict else None
-        if hello is None or hello["ok"] is not True or not _valid_layers(layers):
+        layers = protocol.read_hello(self._read_frame(deadline))
+        if layers is None:
             code = self.kill()
             raise SandboxError(
                 f"the sandbox worker failed to start ({self.last_failure or code});"
@@ -175,10 +173,11 @@ class SandboxWorker(Operations):
 
     def peak_memory_mb(self) -> float | None:
         """The worker's peak resident memory (VmHWM) in MiB, where /proc tells it."""
-        if not self.alive:
+        pid = self.pid
+        if pid is None:
             return None
         try:
-            with open(f"/proc/{self._proc.pid}/status", encoding="ascii") as status:
+            with open(f"/proc/{pid}/status", encoding="ascii") as status:
                 for line in status:
                     if line.startswith("VmHWM:"):
                         return int(line.split()[1]) / 1024
@@ -190,7 +189,8 @@ class SandboxWorker(Operations):
         """Stop the worker process and remove its temporary folder."""
         if self._proc is not None and self._proc.poll() is None:
             try:
-                self._proc.stdin.close()
+                if self._proc.stdin is not None:
+                    self._proc.stdin.close()
                 self._proc.wait(timeout=1.0)
             except (OSError, subprocess.TimeoutExpired):
                 pass
@@ -221,7 +221,8 @@ class SandboxWorker(Operations):
         if self._proc is not None:
             for stream in (self._proc.stdin, self._proc.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
         self._proc = None
@@ -246,18 +247,21 @@ class SandboxWorker(Operations):
         A frame whose length prefix is over ``limit`` is refused before its body is read, and
         a large one holding many values before it is decoded (``protocol.few_values``).
         """
-        fd = self._proc.stdout.fileno()
+        proc, poll = self._proc, self._poll
+        assert proc is not None and proc.stdout is not None and poll is not None  # started
+        fd = proc.stdout.fileno()
+        header = protocol.HEADER_BYTES
         need = None
         spin_until = None if spin else 0.0
         while True:
-            if need is None and len(self._buf) >= 4:
-                (need,) = protocol.HEADER.unpack_from(self._buf)
+            if need is None and len(self._buf) >= header:
+                need = protocol.frame_length(self._buf)
                 if need > limit:
                     self.last_failure = f"a response frame of {need} bytes (the limit is {limit})"
                     return None
-            if need is not None and len(self._buf) >= 4 + need:
-                body = bytes(self._buf[4 : 4 + need])
-                del self._buf[: 4 + need]
+            if need is not None and len(self._buf) >= header + need:
+                body = bytes(self._buf[header : header + need])
+                del self._buf[: header + need]
                 if need > protocol.LARGE_FRAME_BYTES and not protocol.few_values(body):
                     self.last_failure = f"a response frame of {need} bytes holding many values"
                     return None
@@ -277,7 +281,7 @@ class SandboxWorker(Operations):
                 if now < spin_until:
                     continue
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000))):
+                if remaining <= 0 or not poll.poll(max(1, int(remaining * 1000))):
                     self.last_failure = "timeout"
                     return None
                 continue
@@ -291,14 +295,16 @@ class SandboxWorker(Operations):
 
     def _write(self, data: bytes, deadline: float) -> bool:
         """Write all of ``data`` before ``deadline``; False if the worker stopped reading."""
-        fd = self._proc.stdin.fileno()
+        proc, poll = self._proc, self._write_poll
+        assert proc is not None and proc.stdin is not None and poll is not None  # started
+        fd = proc.stdin.fileno()
         view = memoryview(data)
         while view:
             try:
                 view = view[os.write(fd, view) :]
             except BlockingIOError:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._write_poll.poll(max(1, int(remaining * 1000))):
+                if remaining <= 0 or not poll.poll(max(1, int(remaining * 1000))):
                     self.last_failure = "timeout"
                     return False
             except OSError as exc:
@@ -306,14 +312,14 @@ class SandboxWorker(Operations):
                 return False
         return True
 
-    def exchange(self, requests: Sequence[dict]) -> list[Answer]:
+    def exchange(self, requests: Sequence[Request]) -> list[Answer]:
         """Send the requests in one frame, then read one answer each (see ``_Operations``)."""
         if not requests:
             return []
         failed = self.send(requests)
-        return failed if failed is not None else self.receive(requests)
+        return list(failed) if failed is not None else self.receive(requests)
 
-    def send(self, requests: Sequence[dict]) -> list[ProgramError] | None:
+    def send(self, requests: Sequence[Request]) -> list[ProgramError] | None:
         """Write the requests (one frame, or several where one would be too large).
 
         Returns:
@@ -326,7 +332,7 @@ class SandboxWorker(Operations):
         if self._proc is None:
             self.start()
         try:
-            frames = _frames(requests)
+            frames = protocol.request_frames(requests)
         except (ValueError, TypeError, RecursionError) as exc:
             raise SandboxError(f"could not encode a request: {exc}") from exc
         longest = max(self.config.deadline(r.get("op")) for r in requests)
@@ -337,7 +343,7 @@ class SandboxWorker(Operations):
         return None
 
     def receive(
-        self, requests: Sequence[dict], spin: bool = True, since: float | None = None
+        self, requests: Sequence[Request], spin: bool = True, since: float | None = None
     ) -> list[Answer]:
         """Read one answer per request; after a hard failure the rest come back as lost.
 
@@ -352,18 +358,18 @@ class SandboxWorker(Operations):
         limits: dict[Any, tuple[float, int]] = {}  # by what is called: seconds, answer bytes
         start = since
         for request in requests:
-            op = request.get("op")
-            limit = limits.get(request.get("m") if op == "call" else op)
+            called = protocol.call_name(request)
+            limit = limits.get(called)
             if limit is None:
-                limit = limits[request.get("m") if op == "call" else op] = (
-                    self.config.deadline(op) + self.config.kill_grace,
+                limit = limits[called] = (
+                    self.config.deadline(request.get("op")) + self.config.kill_grace,
                     protocol.answer_limit(request),
                 )
             now = time.monotonic()
             begin = now if start is None else min(start, now)
             start = None  # later answers: each has its own deadline from the one before
             frame = self._read_frame(begin + limit[0], spin, limit[1])
-            answer = envelope(frame) if frame is not None else None
+            answer = protocol.read_answer(frame) if frame is not None else None
             if answer is None:
                 if frame is not None:
                     self.last_failure = "a malformed answer"
@@ -378,9 +384,9 @@ class SandboxWorker(Operations):
         answers += [lost] * (len(requests) - len(answers))
         return answers
 
-    def _failure(self, request: dict, writing: bool = False) -> ProgramError:
+    def _failure(self, request: Request, writing: bool = False) -> ProgramError:
         """Kill the worker after a hard timeout, a crash or a bad frame; describe what happened."""
-        what = call_name(request)
+        what = protocol.call_name(request)
         reason = self.last_failure
         running = self._proc is not None and self._proc.poll() is None  # killed by us, below
         code = self.kill()
@@ -419,29 +425,11 @@ class SandboxWorker(Operations):
         )
 
 
-def _valid_layers(layers: Any) -> bool:
-    return type(layers) is dict and all(
-        type(layer) is dict
-        and type(layer.get("active")) is bool
-        and type(layer.get("detail")) is str
-        for layer in layers.values()
-    )
-
-
-def _frames(requests: Sequence[dict]) -> list[bytes]:
-    """Frames holding ``requests`` in order, each at most ``MAX_REQUEST_BYTES``."""
-    frame = protocol.encode(requests[0] if len(requests) == 1 else {"batch": list(requests)})
-    if len(frame) - protocol.HEADER.size <= protocol.MAX_REQUEST_BYTES or len(requests) == 1:
-        return [frame]
-    half = len(requests) // 2
-    return _frames(requests[:half]) + _frames(requests[half:])
-
-
 Worker = SandboxWorker | InProcessWorker
 """Either kind of worker: both offer ``exchange`` and the operations."""
 
 
-def exchange_many(items: Sequence[tuple[Worker, dict]]) -> list[Answer]:
+def exchange_many(items: Sequence[tuple[Worker, Request]]) -> list[Answer]:
     """Send every request, each worker's in one message, then read the answers.
 
     All workers compute at once; the answers come back in the order of ``items``.
@@ -450,13 +438,14 @@ def exchange_many(items: Sequence[tuple[Worker, dict]]) -> list[Answer]:
     groups: dict[int, list[int]] = {}
     for position, (worker, _) in enumerate(items):
         groups.setdefault(id(worker), []).append(position)
-    sent = []
+    sent: list[tuple[Worker, list[int], list[Request], list[ProgramError] | None]] = []
     for positions in groups.values():
         worker = items[positions[0]][0]
         requests = [items[p][1] for p in positions]
         failed = worker.send(requests) if isinstance(worker, SandboxWorker) else None
         sent.append((worker, positions, requests, failed))
     for worker, positions, requests, failed in sent:
+        replies: Sequence[Answer]
         if failed is not None:
             replies = failed
         elif isinstance(worker, SandboxWorker):

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 
 from spadegym.errors import ConfigError
+from spadegym.sandbox import protocol
 
 ISOLATION_MODES = ("process", "none")
 FILESYSTEM_MODES = ("auto", "landlock", "mount", "off")
@@ -15,9 +16,6 @@ WEAK_SANDBOX_ENV = "SPADEGYM_ALLOW_WEAK_SANDBOX"
 
 REQUIRED_LAYERS = ("network", "privileges")
 """Layers without which a worker refuses to run programs (unless ``allow_weak_sandbox``)."""
-
-LOAD_OPS = frozenset({"load", "new"})
-"""Operations that run under ``load_timeout``; every other one runs under ``call_timeout``."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +102,13 @@ class SandboxConfig:
         if self.cpu_seconds < 1 or self.max_open_files < 8:
             raise ConfigError("cpu_seconds must be >= 1 and max_open_files >= 8.")
 
-    def deadline(self, op: str) -> float:
-        """The soft deadline, in seconds, of one request ``op`` (``"step"``, ``"load"``, ...)."""
-        return self.load_timeout if op in LOAD_OPS else self.call_timeout
+    def deadline(self, op: str | None) -> float:
+        """The soft deadline, in seconds, of one request ``op`` (``"step"``, ``"load"``, ...).
+
+        ``load`` and ``new`` get ``load_timeout``, every other call ``call_timeout``: the rule
+        is ``protocol.deadline``, which the worker applies too.
+        """
+        return protocol.deadline(op, self.call_timeout, self.load_timeout)
 
     def weak_sandbox_allowed(self) -> bool:
         """Whether a missing required layer is accepted (the field or the environment)."""

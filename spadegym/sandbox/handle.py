@@ -1,4 +1,11 @@
-"""One environment instance in a worker (``EnvHandle``), and helpers for batched operations."""
+"""One environment instance in a worker (``EnvHandle``), and helpers for batched operations.
+
+A handle opened by a pool answers to it through ``HandleOwner``, four public methods: the
+pool's quarantine refuses the handle's calls, a hard timeout is reported as a strike, and the
+pool's watchdog sees the handle's resets and call times. The pool, in turn, uses the handle's
+public methods only (``guarded``, ``recreate``, ``mark_closed``), so neither reaches into the
+other.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +13,11 @@ import concurrent.futures
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.sandbox.client import InProcessWorker, ProgramInfo, SandboxWorker, StepResult, Worker
 from spadegym.sandbox.config import SandboxConfig
-
-if TYPE_CHECKING:
-    from spadegym.sandbox.pool import SandboxPool
 
 T = TypeVar("T")
 
@@ -34,6 +38,26 @@ def lost_error() -> ProgramError:
     return ProgramError("the environment was lost when its worker restarted; call reset().", "lost")
 
 
+class HandleOwner(Protocol):
+    """What a handle asks of the pool that opened it (``SandboxPool`` is one)."""
+
+    def check_quarantine(self, digest: str, label: str) -> None:
+        """Raise the quarantine's ``ProgramError`` if the program ``digest`` is quarantined."""
+        ...
+
+    def strike(self, digest: str, label: str) -> None:
+        """Record a hard timeout of the program ``digest`` (its worker was killed)."""
+        ...
+
+    def watch_resets(self, handles: Sequence[EnvHandle]) -> None:
+        """Count a reset of each handle; probe the programs that are due a probe."""
+        ...
+
+    def watch_call(self, handle: EnvHandle, op: str, seconds: float) -> None:
+        """Take one call's wall time (``op``: ``"reset"`` or ``"step"``)."""
+        ...
+
+
 class EnvHandle:
     """One environment instance in a worker, re-created on ``reset`` if its worker restarted.
 
@@ -41,8 +65,9 @@ class EnvHandle:
         worker: the worker that holds (or will hold) the instance.
         source: the program text.
         filename: how tracebacks and messages name the program.
-        pool: the pool that opened this handle, if any: its quarantine applies, hard
-            timeouts are reported to it, and its watchdog times ``reset``/``step``.
+        pool: the pool that opened this handle, if any (``HandleOwner``): its quarantine
+            applies, hard timeouts are reported to it, and its watchdog times
+            ``reset``/``step``.
     """
 
     def __init__(
@@ -50,7 +75,7 @@ class EnvHandle:
         worker: Worker,
         source: str,
         filename: str = "<program>",
-        pool: SandboxPool | None = None,
+        pool: HandleOwner | None = None,
     ):
         self.worker = worker
         self.source = source
@@ -59,7 +84,7 @@ class EnvHandle:
         self.pool = pool
         self.instance = -1
         self.generation = -1
-        self.info: ProgramInfo = self._guarded(self._create)
+        self.info: ProgramInfo = self.recreate()
 
     def _create(self) -> ProgramInfo:
         info = self.worker.load_cached(self.source, self.filename)
@@ -67,7 +92,20 @@ class EnvHandle:
         self.generation = self.worker.generation
         return info
 
-    def _guarded(self, call: Callable[[], T]) -> T:
+    def recreate(self) -> ProgramInfo:
+        """Create the instance in its worker (again, after a restart), guarded by the pool.
+
+        Raises:
+            ProgramError: the program does not load, its constructor fails, or it is
+                quarantined.
+        """
+        return self.guarded(self._create)
+
+    def mark_closed(self) -> None:
+        """Forget the instance (its worker closed it): later calls fail as lost."""
+        self.generation = -1
+
+    def guarded(self, call: Callable[[], T]) -> T:
         """``call()``, refused if the pool quarantined the program; hard timeouts reported."""
         if self.pool is None:
             return call()
@@ -97,12 +135,11 @@ class EnvHandle:
                 self._create()
             return self.worker.reset(self.instance, seed, options)
 
-        watchdog = self.pool.watchdog if self.pool is not None else None
-        if watchdog is not None and (due := watchdog.count_resets([self])):
-            self.pool._probe(due)
+        if self.pool is not None:
+            self.pool.watch_resets([self])
         started = time.perf_counter()
         try:
-            return self._guarded(reset)
+            return self.guarded(reset)
         finally:
             self._watched("reset", started)
 
@@ -110,30 +147,28 @@ class EnvHandle:
         """Step the instance with one action."""
         started = time.perf_counter()
         try:
-            return self._guarded(lambda: self.worker.step(self._live(), action))
+            return self.guarded(lambda: self.worker.step(self._live(), action))
         finally:
             self._watched("step", started)
 
     def _watched(self, op: str, started: float) -> None:
-        """Give the pool's watchdog one call's time (a call alone is timed exactly)."""
-        watchdog = self.pool.watchdog if self.pool is not None else None
-        if watchdog is not None and (seconds := time.perf_counter() - started) > watchdog.fastest:
-            if suspects := watchdog.observe([(self, {"op": op})], seconds):
-                self.pool._probe(suspects)
+        """Give the pool one call's time (a call alone is timed exactly)."""
+        if self.pool is not None:
+            self.pool.watch_call(self, op, time.perf_counter() - started)
 
     def solution(self) -> list[str]:
         """The program's ``solution()`` for the current instance."""
-        return self._guarded(lambda: self.worker.solution(self._live()))
+        return self.guarded(lambda: self.worker.solution(self._live()))
 
     def hint(self) -> str:
         """The program's ``hint()`` for the current instance."""
-        return self._guarded(lambda: self.worker.hint(self._live()))
+        return self.guarded(lambda: self.worker.hint(self._live()))
 
     def close(self) -> None:
         """Release the instance in its worker."""
         if not self.lost:
             self.worker.close_instance(self.instance)
-        self.generation = -1
+        self.mark_closed()
 
 
 def as_value(call: Callable[[], T]) -> T | ProgramError:

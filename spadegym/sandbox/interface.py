@@ -9,7 +9,7 @@ a ``ProgramError`` value; single operations raise it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, Self, TypeVar, runtime_checkable
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox.client import ProgramInfo, StepResult
@@ -30,7 +30,9 @@ class Handle(Protocol):
         """Whether the instance died with its worker (``reset`` re-creates it)."""
         ...
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """Start an episode; returns ``(observation, info)``."""
         ...
 
@@ -51,9 +53,17 @@ class Handle(Protocol):
         ...
 
 
+H = TypeVar("H", bound=Handle)
+"""The handles a pool opens, and the only ones it takes back."""
+
+
 @runtime_checkable
-class Pool(Protocol):
-    """Workers that host environment instances, one program per worker process."""
+class Pool(Protocol[H]):
+    """Workers that host environment instances, one program per worker process.
+
+    Generic in its handle type: a pool accepts back only the handles it opened (``Pool[Any]``
+    where any pool will do).
+    """
 
     config: SandboxConfig
 
@@ -65,29 +75,29 @@ class Pool(Protocol):
         """Load a program (on a worker of its own) and return its class facts."""
         ...
 
-    def open(self, source: str, filename: str = "<program>") -> Handle:
+    def open(self, source: str, filename: str = "<program>") -> H:
         """Create an instance of ``source``."""
         ...
 
-    def open_many(self, items: Sequence[tuple[str, str]]) -> list[Handle | ProgramError]:
+    def open_many(self, items: Sequence[tuple[str, str]]) -> list[H | ProgramError]:
         """``open`` for many ``(source, filename)`` pairs; failures as values."""
         ...
 
     def reset_batch(
-        self, batch: Sequence[tuple[Handle, int | None, dict | None]]
-    ) -> list[tuple[str, dict] | ProgramError]:
+        self, batch: Sequence[tuple[H, int | None, dict[str, Any] | None]]
+    ) -> list[tuple[str, dict[str, Any]] | ProgramError]:
         """Reset many ``(handle, seed, options)`` at once; failures as values."""
         ...
 
-    def step_batch(self, batch: Sequence[tuple[Handle, str]]) -> list[StepResult | ProgramError]:
+    def step_batch(self, batch: Sequence[tuple[H, str]]) -> list[StepResult | ProgramError]:
         """Step many ``(handle, action)`` at once; failures as values."""
         ...
 
-    def release(self, handle: Handle) -> None:
+    def release(self, handle: H) -> None:
         """Close one instance opened by this pool."""
         ...
 
-    def release_many(self, handles: Sequence[Handle]) -> None:
+    def release_many(self, handles: Sequence[H]) -> None:
         """Close instances opened by this pool."""
         ...
 
@@ -95,6 +105,6 @@ class Pool(Protocol):
         """Stop every worker."""
         ...
 
-    def __enter__(self) -> Pool: ...
+    def __enter__(self) -> Self: ...
 
     def __exit__(self, *exc: object) -> None: ...

@@ -79,20 +79,23 @@ class _Spawner:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._jobs: queue.SimpleQueue | None = None
+        self._jobs: queue.SimpleQueue[Any] | None = None
         self._thread: threading.Thread | None = None
         self._pid = 0
 
-    def popen(self, args: list[str], **kwargs: Any) -> subprocess.Popen:
+    def popen(self, args: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
         with self._lock:
             if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
-                self._jobs, self._pid = queue.SimpleQueue(), os.getpid()
+                jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+                self._jobs, self._pid = jobs, os.getpid()
                 self._thread = threading.Thread(
                     target=self._run, args=(self._jobs,), name="spadegym-spawner", daemon=True
                 )
                 self._thread.start()
-            jobs = self._jobs
-        done: concurrent.futures.Future = concurrent.futures.Future()
+            else:
+                assert self._jobs is not None  # set with the running thread
+                jobs = self._jobs
+        done: concurrent.futures.Future[subprocess.Popen[bytes]] = concurrent.futures.Future()
         jobs.put((args, kwargs, done))
         return done.result()
 

@@ -20,7 +20,6 @@ from spadegym.sandbox.answers import (
     StepResult,
     answer_or_error,
     answer_value,
-    envelope,
 )
 from spadegym.sandbox.config import SandboxConfig
 
@@ -132,8 +131,9 @@ class InProcessWorker(Operations):
     def exchange(self, requests: Sequence[dict]) -> list[Answer]:
         """Answer each request in this process."""
         # A JSON round trip keeps in-process results identical to what a worker would send.
+        header = protocol.HEADER_BYTES
         return [
-            envelope(protocol.decode(protocol.encode(self.runtime.handle(r))[4:]))
+            protocol.read_answer(protocol.decode(protocol.encode(self.runtime.handle(r))[header:]))
             or ProgramError("the runtime sent a malformed answer.", "crash")
             for r in requests
         ]

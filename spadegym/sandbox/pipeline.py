@@ -14,6 +14,7 @@ from __future__ import annotations
 import select
 import time
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from spadegym.sandbox.client import CORES, Answer, SandboxWorker, Worker
 
@@ -114,7 +115,7 @@ def _in_answer_order(sent: list[tuple]) -> Iterator[tuple]:
     worker answers within the shortest of their deadlines, the rest come in order, and each
     worker's own read enforces its deadlines (killing a worker that does not answer).
     """
-    waiting: dict[int, tuple] = {}
+    waiting: dict[int, tuple[Any, ...]] = {}
     for group in sent:
         fd = _answer_fd(group[0]) if group[3] is None else None
         if fd is None:
@@ -135,10 +136,10 @@ def _in_answer_order(sent: list[tuple]) -> Iterator[tuple]:
         if not ready:
             break
         for fd, _ in ready:
-            group = waiting.pop(fd, None)
-            if group is not None:
+            popped: tuple[Any, ...] | None = waiting.pop(fd, None)
+            if popped is not None:
                 poll.unregister(fd)
-                yield group
+                yield popped
     yield from waiting.values()
 
 

@@ -239,21 +239,43 @@ class SandboxPool:
                 ),
             )
 
-    def _probe(self, handles: Sequence[EnvHandle]) -> None:
-        """The watchdog's probes of ``handles``' programs (one per worker, side by side)."""
+    # -- the watchdog (``HandleOwner``: what a handle reports) --------------------------------
+
+    def probe(self, handles: Sequence[EnvHandle]) -> None:
+        """The watchdog's probes of ``handles``' programs (one per worker, side by side).
+
+        A program whose probe breaches is quarantined; nothing happens without a watchdog.
+        """
         watchdog = self.watchdog
+        if watchdog is None:
+            return
         handles = [h for h in handles if not self.quarantined(h.digest)]
 
         def probe(positions: list[int]) -> None:
             for position in positions:
                 handle = handles[position]
                 breach = as_value(
-                    functools.partial(handle._guarded, functools.partial(watchdog.probe, handle))
+                    functools.partial(handle.guarded, functools.partial(watchdog.probe, handle))
                 )
                 if breach is not None and breach.kind == "quarantined":
                     self.quarantine(handle.digest, breach)
 
         per_worker([h.worker for h in handles], probe)
+
+    def watch_resets(self, handles: Sequence[EnvHandle]) -> None:
+        """Count a reset of each handle; probe the programs due a probe.
+
+        A breach quarantines the program, which refuses its next calls.
+        """
+        if self.watchdog is not None and (due := self.watchdog.count_resets(handles)):
+            self.probe(due)
+
+    def watch_call(self, handle: EnvHandle, op: str, seconds: float) -> None:
+        """Take the wall time of one ``reset`` or ``step`` of ``handle``, made alone."""
+        watchdog = self.watchdog
+        if watchdog is not None and seconds > watchdog.fastest:
+            if suspects := watchdog.observe([(handle, {"op": op})], seconds):
+                self.probe(suspects)
 
     def _exchange(
         self,
@@ -271,7 +293,7 @@ class SandboxPool:
             if handle.worker.hard_timeouts != before[key]:
                 self.strike(handle.digest, handle.filename)
         if self.watchdog is not None and (suspects := self.watchdog.observe(items, seconds)):
-            self._probe(suspects)  # the suspects' probes judge them
+            self.probe(suspects)  # the suspects' probes judge them
         return answers, follow
 
     # -- the Pool interface -------------------------------------------------------------------
@@ -351,7 +373,7 @@ class SandboxPool:
         live = [h for h in handles if not h.lost]
         self._exchange([(h, protocol.close_request(h.instance)) for h in live])
         for handle in handles:
-            handle.generation = -1
+            handle.mark_closed()
             self._forget(handle)
 
     def reset_batch(
@@ -366,16 +388,14 @@ class SandboxPool:
             ``(observation, info)`` or the ``ProgramError``, per item in order.
         """
         results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
-        if self.watchdog is not None:  # due probes first: a breach refuses this batch's resets
-            if due := self.watchdog.count_resets([h for h, _, _ in batch]):
-                self._probe(due)
+        self.watch_resets([h for h, _, _ in batch])  # first: a breach refuses these resets
         ready = []
         for position, (handle, _, _) in enumerate(batch):
             refused = as_value(
                 functools.partial(self.check_quarantine, handle.digest, handle.filename)
             )
             if not isinstance(refused, ProgramError) and handle.lost:
-                refused = as_value(functools.partial(handle._guarded, handle._create))
+                refused = as_value(handle.recreate)
             if isinstance(refused, ProgramError):
                 results[position] = refused
             else:
@@ -438,9 +458,8 @@ class SandboxPool:
 
         _, follow = self._exchange([(batch[p][0], r) for p, r in zip(live, requests)], then)
         reset = {live[i]: answer_or_error(resets[i], answer) for i, answer in follow.items()}
-        if self.watchdog is not None and reset:  # autoresets count as episodes too
-            if due := self.watchdog.count_resets([batch[p][0] for p in reset]):
-                self._probe(due)  # a breach refuses the next batch's calls
+        if reset:  # autoresets count as episodes too; a breach refuses the next batch's calls
+            self.watch_resets([batch[p][0] for p in reset])
         return results, reset  # type: ignore[return-value]
 
     def close(self) -> None:

@@ -1,33 +1,42 @@
-"""The wire between host and worker: length-prefixed JSON frames, requests, and value checks.
+"""The wire between host and worker: every frame, request and answer, built and read here.
 
-Both sides import this module. The host builds every request with the ``*_request`` functions
-below (which refuse what the worker would refuse, so a bad argument fails in the caller, with
-a sentence, before anything is sent). The worker converts whatever a program returned into
-plain JSON values with exact type checks (a ``str`` subclass could run program code when
-encoded), capping sizes while it walks; the host decodes the frame and runs the same value
-checks again, trusting nothing. Nothing is ever unpickled: a worker that escaped the policy
-must not be able to run code in the host.
+Both sides import this module, and nothing else writes or reads the wire's shapes. A frame is a
+4-byte big-endian length (``HEADER``) and a UTF-8 JSON body (``values.json_bytes``). The host
+builds every request with the ``*_request`` functions (which refuse what the worker would
+refuse, so a bad argument fails in the caller, with a sentence, before anything is sent) and
+splits a batch into frames (``request_frames``); the worker reads a frame's requests
+(``request_items``, ``request_args``) and answers each with ``ok_answer`` or ``error_answer``,
+framed by ``answer_frame``; the host reads an answer's envelope (``read_answer``) within the
+size ``answer_limit`` allows, and its value with ``spadegym.sandbox.answers``. Which deadline a
+request runs under is ``deadline``, on both sides. Every value a program returns passes the
+exact-type checks of ``values`` on both sides. Nothing is ever unpickled: a worker that
+escaped the policy must not be able to run code in the host. The worker imports this module:
+it depends on the standard library, ``spadegym.contract``, ``spadegym.errors`` and ``values``
+only.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 import struct
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from spadegym import contract
 from spadegym.errors import ProgramError, SpadegymError
+from spadegym.sandbox.values import ContractViolation, json_bytes, plain_json
 
 HEADER = struct.Struct(">I")
+"""A frame's length prefix: the body's size in bytes, big-endian."""
+HEADER_BYTES = HEADER.size
+"""Bytes of a frame's length prefix, before its body."""
 MAX_REQUEST_BYTES = 4 * contract.MAX_ACTION_CHARS + 8 * contract.MAX_PROGRAM_BYTES
 """Largest frame the worker accepts (a program, or a batch of long actions); the host splits a
 batch that would be larger into several frames."""
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """Largest frame the host accepts from a worker (a ``solution()`` answer; every other answer
 has a far smaller limit, ``answer_limit``); anything bigger kills the worker."""
-MAX_JSON_DEPTH = 32
 MAX_OPTIONS_BYTES = 64 * 1024
 """Largest ``options`` of a ``reset``, as JSON."""
 MAX_TOOLS_BYTES = 64 * 1024
@@ -39,7 +48,7 @@ MAX_SKILL_CHARS = 200
 
 _CHAR_BYTES = 6  # the most one character takes in a frame: a control character as \uXXXX
 _ENVELOPE_BYTES = _CHAR_BYTES * MAX_MESSAGE_CHARS + 4096  # an error answer, or a small value
-_ANSWER_LIMITS = {
+_ANSWER_LIMITS: dict[str | None, int] = {
     "reset": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS + contract.MAX_INFO_BYTES,
     "step": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS + contract.MAX_INFO_BYTES,
     "hint": _CHAR_BYTES * contract.MAX_OBSERVATION_CHARS,
@@ -59,9 +68,7 @@ def answer_limit(request: dict) -> int:
     A worker that escaped the policy may answer anything: a frame longer than the largest
     legitimate answer to that request is refused before one byte of it is read.
     """
-    op = request.get("op")
-    kind = request.get("m") if op == "call" else op
-    return _ANSWER_LIMITS.get(kind, 0) + _ENVELOPE_BYTES
+    return _ANSWER_LIMITS.get(call_name(request), 0) + _ENVELOPE_BYTES
 
 
 def few_values(body: bytes) -> bool:
@@ -81,13 +88,20 @@ def few_values(body: bytes) -> bool:
     return count(_JSON_STRING.sub(b'""', body)) <= MAX_LARGE_FRAME_VALUES
 
 
-_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
 def encode(message: Any) -> bytes:
-    """Encode one message as a frame: 4-byte big-endian length, then UTF-8 JSON."""
-    body = _encoder.encode(message).encode("utf-8", "surrogatepass")
+    """Encode one message as a frame: its length (``HEADER``), then its UTF-8 JSON.
+
+    Raises:
+        ValueError: a non-finite number, or a circular structure (``values.json_bytes``).
+        TypeError: a value JSON has no form for.
+    """
+    body = json_bytes(message)
     return HEADER.pack(len(body)) + body
+
+
+def frame_length(buffer: bytes | bytearray) -> int:
+    """The body size a frame's header announces (``buffer`` starts with a whole header)."""
+    return HEADER.unpack_from(buffer)[0]
 
 
 def decode(body: bytes) -> Any:
@@ -110,7 +124,24 @@ def _refuse_constant(name: str) -> Any:
 _decoder = json.JSONDecoder(parse_constant=_refuse_constant)  # one, not one per frame
 
 
-# -- requests (built by the host) ------------------------------------------------------------
+# -- deadlines -------------------------------------------------------------------------------------
+
+LOAD_OPS = ("load", "new")
+"""Operations that run under the load timeout (compiling, module code, the constructor);
+every other one runs under the call timeout. A tuple: a worker may be sent any JSON as an
+operation, and a list must not raise where a set would."""
+
+
+def deadline(op: Any, call_timeout: float, load_timeout: float) -> float:
+    """The soft deadline, in seconds, of a request whose operation is ``op``.
+
+    The host waits that long (plus its grace) for the answer; the worker interrupts the call
+    after it.
+    """
+    return load_timeout if op in LOAD_OPS else call_timeout
+
+
+# -- requests (built by the host, read by the worker) ----------------------------------------------
 
 
 def ping_request() -> dict:
@@ -202,200 +233,145 @@ def _id(value: int, what: str) -> int:
     return value
 
 
-# -- values (checked by both sides) ----------------------------------------------------------
+def call_name(request: dict) -> Any:
+    """What a request calls: its operation, or the method of a ``call``."""
+    op = request.get("op")
+    return request.get("m") if op == "call" else op
 
 
-class ContractViolation(Exception):
-    """A value a program returned breaks the contract; the message is for the designer."""
+def request_frames(requests: Sequence[dict]) -> list[bytes]:
+    """Frames holding ``requests`` in order, each at most ``MAX_REQUEST_BYTES`` long.
 
-
-def _over(where: str, budget: list[int]) -> None:
-    raise ContractViolation(
-        f"{where} is larger than {budget[1]} bytes as JSON; the limit is {budget[1]}."
-    )
-
-
-def plain_json(value: Any, where: str, depth: int = 0, limit: int | None = None) -> Any:
-    """Copy ``value`` into plain JSON types, checking exact types (no subclasses, no NaN).
-
-    Args:
-        value: what the program returned.
-        where: how to name the value in a message, e.g. ``"step() info"``.
-        depth: current nesting depth.
-        limit: a cap on the value's size as JSON, enforced while walking (a structure of
-            shared parts can stand for billions of leaves: it is refused after ``limit`` of
-            them, not expanded first).
+    One request is a frame of its own; several are one ``{"batch": [...]}`` frame, split in
+    halves until each fits (one request always goes alone, whatever its size: the worker
+    answers an oversized frame with an error).
 
     Raises:
-        ContractViolation: with a sentence naming the offending value.
+        ValueError: a request holds a non-finite number or a circular structure.
+        TypeError: a request holds a value JSON has no form for.
     """
-    budget = [limit, limit] if limit is not None else None  # [left, limit]
-    return _plain(value, where, depth, budget)
+    frame = encode(requests[0] if len(requests) == 1 else {"batch": list(requests)})
+    if len(frame) - HEADER_BYTES <= MAX_REQUEST_BYTES or len(requests) == 1:
+        return [frame]
+    half = len(requests) // 2
+    return request_frames(requests[:half]) + request_frames(requests[half:])
 
 
-def _plain(value: Any, where: str, depth: int, budget: list[int] | None) -> Any:
-    # The budget is a lower bound of the JSON size spent so far (scalars count one byte).
-    if depth > MAX_JSON_DEPTH:
-        raise ContractViolation(f"{where} is nested more than {MAX_JSON_DEPTH} levels deep.")
-    kind = type(value)
-    if value is None or kind is bool or kind is int:
-        if budget is not None:
-            budget[0] -= 1
-            if budget[0] < 0:
-                _over(where, budget)
+def request_items(message: Any) -> list[Any]:
+    """The requests a decoded request frame holds: a batch's items, else the message itself."""
+    items = message.get("batch") if isinstance(message, dict) else None
+    return items if isinstance(items, list) else [message]
+
+
+_ARGUMENTS: dict[str, Callable[[dict], tuple]] = {
+    "step": lambda r: (r["i"], r["a"]),
+    "reset": lambda r: (r["i"], r.get("seed"), r.get("options")),
+    "call": lambda r: (r["i"], r["m"]),
+    "new": lambda r: (r["p"],),
+    "load": lambda r: (r["source"], r.get("filename", "<program>")),
+    "close": lambda r: (r["i"],),
+    "unload": lambda r: (r["p"],),
+    "ping": lambda r: (),
+}
+
+
+def request_args(request: dict) -> tuple[Any, tuple | None]:
+    """A request's operation and its arguments, as the ``*_request`` functions wrote them.
+
+    ``step``: ``(instance, action)``; ``reset``: ``(instance, seed, options)``; ``call``:
+    ``(instance, method)``; ``new`` and ``unload``: ``(program,)``; ``load``: ``(source,
+    filename)``; ``close``: ``(instance,)``; ``ping``: ``()``. The values are not checked here
+    (the worker checks each where it uses it).
+
+    Returns:
+        ``(op, arguments)``; the arguments are None for an operation that does not exist.
+
+    Raises:
+        KeyError: a field the operation needs is missing.
+    """
+    op = request.get("op")
+    read = _ARGUMENTS.get(op) if type(op) is str else None
+    return op, (read(request) if read is not None else None)
+
+
+def request_instance(request: dict) -> Any:
+    """The instance id a request names (None when it names none)."""
+    return request.get("i")
+
+
+# -- answers (built by the worker, read by the host) -----------------------------------------------
+
+
+def ok_answer(value: Any) -> dict:
+    """The answer carrying a request's value (already checked plain JSON)."""
+    return {"ok": True, "v": value}
+
+
+def error_answer(kind: str, message: str) -> dict:
+    """The answer of a failed request: its kind (``"timeout"``, ``"contract"``, ...) and why."""
+    return {"ok": False, "kind": kind, "msg": message}
+
+
+def hello_answer(pid: int, layers: dict) -> dict:
+    """A worker's first frame: its pid and each isolation layer's ``active`` and ``detail``."""
+    return ok_answer({"pid": pid, "layers": layers})
+
+
+def answer_frame(answer: dict) -> bytes:
+    """The frame of one answer as the worker sends it.
+
+    An error message is cut to ``MAX_MESSAGE_CHARS`` (the host reads no more); a value that
+    cannot be encoded is answered with a ``"contract"`` error instead.
+    """
+    if answer["ok"] is False and len(answer["msg"]) > MAX_MESSAGE_CHARS:
+        answer = error_answer(answer["kind"], answer["msg"][:MAX_MESSAGE_CHARS])
+    try:
+        return encode(answer)
+    except (ValueError, TypeError, UnicodeError, RecursionError) as exc:
+        return encode(
+            error_answer("contract", f"the result could not be encoded ({type(exc).__name__}).")
+        )
+
+
+def read_answer(value: Any) -> dict | None:
+    """``value`` if it is a well-formed answer envelope, else None (the worker lied)."""
+    if type(value) is not dict:
+        return None
+    ok = value.get("ok")
+    if ok is True and "v" in value:
         return value
-    if kind is str:
-        if budget is not None:
-            budget[0] -= len(value) + 2
-            if budget[0] < 0:
-                _over(where, budget)
+    if ok is False and type(value.get("kind")) is str and type(value.get("msg")) is str:
         return value
-    if kind is float:
-        if not math.isfinite(value):
-            raise ContractViolation(f"{where} holds a non-finite number ({value}).")
-        if budget is not None:
-            budget[0] -= 1
-            if budget[0] < 0:
-                _over(where, budget)
-        return value
-    if kind is list or kind is tuple:
-        if budget is not None:
-            budget[0] -= 2 + max(0, len(value) - 1)  # brackets and commas
-            if budget[0] < 0:
-                _over(where, budget)
-        return [_plain(item, where, depth + 1, budget) for item in value]
-    if kind is dict:
-        if budget is not None:
-            budget[0] -= 1 + 2 * len(value) if value else 2  # braces, colons, commas
-            if budget[0] < 0:
-                _over(where, budget)
-        out = {}
-        for key, item in value.items():
-            if type(key) is not str:
-                raise ContractViolation(
-                    f"{where} has a key of type {type(key).__name__}; keys must be strings."
-                )
-            if budget is not None:
-                budget[0] -= len(key) + 2
-                if budget[0] < 0:
-                    _over(where, budget)
-            out[key] = _plain(item, where, depth + 1, budget)
-        return out
-    raise ContractViolation(
-        f"{where} holds a {kind.__name__}; only str, int, float, bool, None, lists and dicts "
-        "are allowed."
-    )
+    return None
 
 
-def check_observation(obs: Any, where: str) -> str:
-    """Check an observation: an exact ``str`` of at most the contract's length."""
-    if type(obs) is not str:
-        raise ContractViolation(
-            f"{where} returned an observation of type {type(obs).__name__}; it must be a str."
-        )
-    if len(obs) > contract.MAX_OBSERVATION_CHARS:
-        raise ContractViolation(
-            f"{where} returned an observation of {len(obs)} characters; the limit is "
-            f"{contract.MAX_OBSERVATION_CHARS}. Show less state."
-        )
-    return obs
+def answer_ok(answer: Any) -> bool:
+    """Whether ``answer`` is an envelope that carries a value (not an error, not a failure)."""
+    return type(answer) is dict and answer.get("ok") is True
 
 
-def check_info(info: Any, where: str) -> dict:
-    """Check an info dict: str keys, JSON values, at most the contract's encoded size."""
-    if type(info) is not dict:
-        raise ContractViolation(
-            f"{where} returned info of type {type(info).__name__}; "
-            "it must be a dict (use {} when there is nothing to say)."
-        )
-    if not info:
-        return {}
-    clean = plain_json(info, f"{where} info", limit=contract.MAX_INFO_BYTES)
-    size = len(_encoder.encode(clean).encode("utf-8", "surrogatepass"))
-    if size > contract.MAX_INFO_BYTES:
-        raise ContractViolation(
-            f"{where} returned info of {size} bytes as JSON; the limit is "
-            f"{contract.MAX_INFO_BYTES}."
-        )
-    return clean
+def answer_value(answer: dict) -> Any:
+    """The value an ``ok`` answer carries."""
+    return answer["v"]
 
 
-def check_reward(reward: Any, where: str) -> float:
-    """Check a reward: an exact int or float, finite, in the contract's range."""
-    if type(reward) not in (int, float):
-        raise ContractViolation(
-            f"{where} returned a reward of type {type(reward).__name__}; it must be a float."
-        )
-    reward = float(reward)
-    if not math.isfinite(reward) or not contract.REWARD_MIN <= reward <= contract.REWARD_MAX:
-        raise ContractViolation(
-            f"{where} returned reward {reward}; rewards must be finite "
-            f"numbers in [{contract.REWARD_MIN:g}, {contract.REWARD_MAX:g}]."
-        )
-    return reward
+def answer_error(answer: dict) -> tuple[str, str] | None:
+    """An error answer's ``(kind, message)``; None for an ``ok`` answer."""
+    return None if answer.get("ok") is True else (answer["kind"], answer["msg"])
 
 
-def check_reset(value: Any) -> list:
-    """Check what ``reset`` returned and give it back as ``[obs, info]``."""
-    if type(value) not in (tuple, list) or len(value) != 2:
-        raise ContractViolation("reset() must return a pair (observation, info).")
-    obs = check_observation(value[0], "reset()")
-    if not obs.strip():
-        raise ContractViolation(
-            "reset() returned an empty observation; it must tell the player "
-            "the goal, the state and the action format."
-        )
-    return [obs, check_info(value[1], "reset()")]
-
-
-def check_step(value: Any) -> list:
-    """Check what ``step`` returned and give it back as ``[obs, reward, term, trunc, info]``."""
-    if type(value) not in (tuple, list) or len(value) != 5:
-        raise ContractViolation(
-            "step() must return a 5-tuple (observation, reward, terminated, truncated, info)."
-        )
-    obs, reward, terminated, truncated, info = value
-    obs = check_observation(obs, "step()")
-    reward = check_reward(reward, "step()")
-    for name, flag in (("terminated", terminated), ("truncated", truncated)):
-        if type(flag) is not bool:
-            raise ContractViolation(
-                f"step() returned {name} of type {type(flag).__name__}; it must be True or False."
-            )
-    return [obs, reward, terminated, truncated, check_info(info, "step()")]
-
-
-def check_solution(value: Any) -> list[str]:
-    """Check what ``solution`` returned: a non-empty list of str actions."""
-    if type(value) not in (list, tuple):
-        raise ContractViolation("solution() must return a list of str actions.")
-    if not value:
-        raise ContractViolation(
-            "solution() returned an empty list; it must return the actions "
-            "that win the current instance."
-        )
-    if len(value) > contract.MAX_SOLUTION_STEPS:
-        raise ContractViolation(
-            f"solution() returned {len(value)} actions; the limit is {contract.MAX_SOLUTION_STEPS}."
-        )
-    for action in value:
-        if type(action) is not str:
-            raise ContractViolation(
-                f"solution() must return a list of str actions; it holds a {type(action).__name__}."
-            )
-        if len(action) > contract.MAX_ACTION_CHARS:
-            raise ContractViolation(
-                f"solution() holds an action longer than {contract.MAX_ACTION_CHARS} characters."
-            )
-    return list(value)
-
-
-def check_hint(value: Any) -> str:
-    """Check what ``hint`` returned: a str (its length is judged by the validator)."""
-    if type(value) is not str:
-        raise ContractViolation(f"hint() returned a {type(value).__name__}; it must be a str.")
-    if len(value) > contract.MAX_OBSERVATION_CHARS:
-        raise ContractViolation(
-            f"hint() returned more than {contract.MAX_OBSERVATION_CHARS} characters."
-        )
-    return value
+def read_hello(value: Any) -> dict | None:
+    """The layers of a worker's first frame, or None when it is not a well-formed hello."""
+    answer = read_answer(value)
+    if answer is None or answer["ok"] is not True:
+        return None
+    hello = answer["v"]
+    layers = hello.get("layers") if type(hello) is dict else None
+    if type(layers) is not dict or not all(
+        type(layer) is dict
+        and type(layer.get("active")) is bool
+        and type(layer.get("detail")) is str
+        for layer in layers.values()
+    ):
+        return None
+    return layers

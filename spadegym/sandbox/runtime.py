@@ -2,8 +2,8 @@
 
 ``Runtime.handle`` takes one request dict and returns one response dict, never raising. The
 worker process feeds it frames from its pipe; ``isolation="none"`` calls it directly in the
-host. Every value a program returns passes the exact-type checks of ``protocol`` before it
-leaves, and every failure becomes data: ``{"ok": False, "kind": ..., "msg": ...}``.
+host. Every value a program returns passes the exact-type checks of ``values`` before it
+leaves, and every failure becomes data: ``protocol.error_answer(kind, message)``.
 
 All program code runs while a request's deadline is armed: module code, constructors,
 ``reset``/``step``/``solution``/``hint``, reading the class's facts, describing an exception
@@ -26,11 +26,21 @@ import gc
 import signal
 import threading
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from spadegym import contract
 from spadegym.errors import PolicyError
 from spadegym.sandbox import protocol
+from spadegym.sandbox.protocol import error_answer, ok_answer
+from spadegym.sandbox.values import (
+    ContractViolation,
+    check_hint,
+    check_reset,
+    check_solution,
+    check_step,
+    plain_json,
+)
 
 MAX_SKILL_CHARS = protocol.MAX_SKILL_CHARS
 """Longest ``skill`` reported (a skill is a short name; a longer one is cut)."""
@@ -87,6 +97,16 @@ class Runtime:
         self.use_alarm = threading.current_thread() is threading.main_thread()
         if self.use_alarm:
             signal.signal(signal.SIGALRM, self._on_alarm)
+        self._operations: dict[str, Callable[..., dict]] = {
+            "step": lambda iid, action: self._call(iid, "step", action),
+            "reset": self._reset,
+            "call": self._call,
+            "new": self._new,
+            "load": self._load,
+            "close": self._close,
+            "unload": self._unload,
+            "ping": lambda: ok_answer("pong"),
+        }
 
     def _on_alarm(self, signum: int, frame: Any) -> None:
         if self.armed:  # a signal that arrives after disarming is ignored
@@ -115,50 +135,35 @@ class Runtime:
     def handle(self, request: dict) -> dict:
         """Serve one request under its deadline; the response is a plain JSON dict."""
         op = request.get("op")
-        seconds = self.load_timeout if op in ("load", "new") else self.call_timeout
+        seconds = protocol.deadline(op, self.call_timeout, self.load_timeout)
         try:
             self._arm(seconds)
             try:
                 return self._dispatch(op, request)
             except Exception as exc:  # a bug of ours, or program code reaching our code
-                return _fail("protocol", f"the worker failed on {op!r} ({type(exc).__name__})")
+                return error_answer(
+                    "protocol", f"the worker failed on {op!r} ({type(exc).__name__})"
+                )
             except Deadline:
                 # Past the deadline outside a call's own handling (a finalizer, cleanup).
-                if type(request.get("i")) is int and request["i"] in self.instances:
-                    self.broken[request["i"]] = "timeout"
-                return _fail("timeout", f"{op} ran past the {seconds:g} s deadline.")
+                iid = protocol.request_instance(request)
+                if type(iid) is int and iid in self.instances:
+                    self.broken[iid] = "timeout"
+                return error_answer("timeout", f"{op} ran past the {seconds:g} s deadline.")
             finally:
                 self._disarm()
         except Deadline:  # fired between the last check and disarming: the answer stands lost
             self._disarm()
-            return _fail("timeout", f"{op} ran past the {seconds:g} s deadline.")
+            return error_answer("timeout", f"{op} ran past the {seconds:g} s deadline.")
 
     def _dispatch(self, op: Any, request: dict) -> dict:
         try:
-            if op == "step":
-                return self._call(request["i"], "step", request["a"])
-            if op == "reset":
-                return self._reset(request["i"], request.get("seed"), request.get("options"))
-            if op == "call":
-                return self._call(request["i"], request["m"])
-            if op == "new":
-                return self._new(request["p"])
-            if op == "load":
-                return self._load(request["source"], request.get("filename", "<program>"))
-            if op == "close":
-                self.broken.pop(request["i"], None)
-                self.files.pop(request["i"], None)
-                self.instances.pop(request["i"], None)  # finalizers run here, armed
-                return {"ok": True, "v": None}
-            if op == "unload":
-                self.files.pop(request["p"], None)
-                self.programs.pop(request["p"], None)
-                return {"ok": True, "v": None}
-            if op == "ping":
-                return {"ok": True, "v": "pong"}
+            _, args = protocol.request_args(request)
+            if args is not None:
+                return self._operations[op](*args)
         except (KeyError, TypeError) as exc:
-            return _fail("protocol", f"malformed request ({type(exc).__name__})")
-        return _fail("protocol", f"unknown operation {str(op)[:40]!r}")
+            return error_answer("protocol", f"malformed request ({type(exc).__name__})")
+        return error_answer("protocol", f"unknown operation {str(op)[:40]!r}")
 
     # -- operations -------------------------------------------------------------------------
 
@@ -166,10 +171,10 @@ class Runtime:
         from spadegym.policy import load_program  # imported before isolation, cached here
 
         if type(source) is not str or type(filename) is not str:
-            return _fail("protocol", "source and filename must be str")
+            return error_answer("protocol", "source and filename must be str")
         # The text itself identifies the program (hashlib would cost the worker's start time).
         if self.process and self.program_source not in (None, source):
-            return _fail(
+            return error_answer(
                 "protocol",
                 "this worker already serves another program; a worker process holds one "
                 "program only (start another worker for this one).",
@@ -180,79 +185,98 @@ class Runtime:
             facts = _class_facts(cls)
             class_name = loaded.class_name if type(loaded.class_name) is str else "?"
         except PolicyError as exc:
-            return _fail("policy", "; ".join(str(e) for e in exc.errors))
+            return error_answer("policy", "; ".join(str(e) for e in exc.errors))
         except Deadline:
-            return _fail(
+            return error_answer(
                 "timeout",
                 f"module code ran past {self.load_timeout:g} s at load time; "
                 "module-level code may only define things.",
             )
         except BaseException as exc:  # the program's own failure, reported as data
-            return _fail("exception", self._describe(exc, filename, "loading the module"))
+            return error_answer("exception", self._describe(exc, filename, "loading the module"))
         if self.process:
             self.program_source = source
         pid = self._id()
         self.programs[pid] = cls
         self.files[pid] = filename
-        return {"ok": True, "v": {"program": pid, "class": class_name, **facts}}
+        return ok_answer({"program": pid, "class": class_name, **facts})
+
+    def _close(self, iid: int) -> dict:
+        self.broken.pop(iid, None)
+        self.files.pop(iid, None)
+        self.instances.pop(iid, None)  # finalizers run here, armed
+        return ok_answer(None)
+
+    def _unload(self, pid: int) -> dict:
+        self.files.pop(pid, None)
+        self.programs.pop(pid, None)
+        return ok_answer(None)
 
     def _new(self, pid: int) -> dict:
         cls = self.programs.get(pid)
         if cls is None:
-            return _fail("protocol", f"no program {pid!r} in this worker")
+            return error_answer("protocol", f"no program {pid!r} in this worker")
         try:
             instance = cls()
         except Deadline:
-            return _fail("timeout", f"creating the environment ran past {self.load_timeout:g} s.")
+            return error_answer(
+                "timeout", f"creating the environment ran past {self.load_timeout:g} s."
+            )
         except BaseException as exc:
-            return _fail("exception", self._describe(exc, self.files[pid], f"{cls.__name__}()"))
+            return error_answer(
+                "exception", self._describe(exc, self.files[pid], f"{cls.__name__}()")
+            )
         iid = self._id()
         self.instances[iid] = instance
         self.files[iid] = self.files[pid]
-        return {"ok": True, "v": iid}
+        return ok_answer(iid)
 
     def _reset(self, iid: int, seed: Any, options: Any) -> dict:
         if seed is not None and type(seed) is not int:
-            return _fail("protocol", "seed must be an int or None")
+            return error_answer("protocol", "seed must be an int or None")
         if options is not None and type(options) is not dict:
-            return _fail("protocol", "options must be a dict or None")
+            return error_answer("protocol", "options must be a dict or None")
         self.broken.pop(iid, None)
         return self._call(iid, "reset", seed, options)
 
     def _call(self, iid: int, method: str, *args: Any) -> dict:
         instance = self.instances.get(iid)
         if instance is None:
-            return _fail("protocol", f"no environment instance {iid!r} in this worker")
+            return error_answer("protocol", f"no environment instance {iid!r} in this worker")
         if iid in self.broken and method != "reset":
-            return _fail(
+            return error_answer(
                 "broken",
                 f"the environment failed earlier ({self.broken[iid]}); "
                 "call reset() before using it again.",
             )
         check = _CHECKS.get(method)
         if check is None:
-            return _fail("protocol", f"method {str(method)[:40]!r} cannot be called")
+            return error_answer("protocol", f"method {str(method)[:40]!r} cannot be called")
         if method == "step" and (
             type(args[0]) is not str or len(args[0]) > contract.MAX_ACTION_CHARS
         ):
-            return _fail(
+            return error_answer(
                 "protocol",
                 f"actions are str of at most {contract.MAX_ACTION_CHARS} characters",
             )
         try:
             bound = getattr(instance, method, None)
             if bound is None:
-                return _fail("missing", f"the environment has no {method}() method.")
-            return {"ok": True, "v": check(bound(*args))}
+                return error_answer("missing", f"the environment has no {method}() method.")
+            return ok_answer(check(bound(*args)))
         except Deadline:
             self.broken[iid] = "timeout"
-            return _fail("timeout", f"{method}() ran past the {self.call_timeout:g} s deadline.")
-        except protocol.ContractViolation as exc:
+            return error_answer(
+                "timeout", f"{method}() ran past the {self.call_timeout:g} s deadline."
+            )
+        except ContractViolation as exc:
             self.broken[iid] = "contract"
-            return _fail("contract", str(exc))
+            return error_answer("contract", str(exc))
         except BaseException as exc:
             self.broken[iid] = "exception"
-            return _fail("exception", self._describe(exc, self.files.get(iid, ""), f"{method}()"))
+            return error_answer(
+                "exception", self._describe(exc, self.files.get(iid, ""), f"{method}()")
+            )
 
     def _describe(self, exc: BaseException, filename: str, during: str) -> str:
         # str(exc) may run the program's own __str__ (on its exception, or on an argument):
@@ -271,10 +295,10 @@ class Runtime:
 
 
 _CHECKS = {
-    "step": protocol.check_step,
-    "reset": protocol.check_reset,
-    "solution": protocol.check_solution,
-    "hint": protocol.check_hint,
+    "step": check_step,
+    "reset": check_reset,
+    "solution": check_solution,
+    "hint": check_hint,
 }
 
 
@@ -301,11 +325,11 @@ def _class_facts(cls: type) -> dict:
     tools = getattr(cls, "tools", None) if facts["tool_env"] else None
     try:
         facts["tools"] = (
-            protocol.plain_json(tools, "tools", limit=protocol.MAX_TOOLS_BYTES)
+            plain_json(tools, "tools", limit=protocol.MAX_TOOLS_BYTES)
             if tools is not None
             else None
         )
-    except protocol.ContractViolation:
+    except ContractViolation:
         facts["tools"] = None
     return facts
 
@@ -330,7 +354,3 @@ def _describe(exc: BaseException, filename: str, during: str) -> str:
     if len(text) > 300:
         text = text[:300] + "..."
     return f"{during} raised {name}{_program_line(exc, filename)}: {text}"
-
-
-def _fail(kind: str, message: str) -> dict:
-    return {"ok": False, "kind": kind, "msg": message}

@@ -111,7 +111,7 @@ class WorkerSupply:
             if not self._ready and self._starting:
                 self._changed.wait_for(lambda: self._ready or not self._starting)
             if self._ready:
-                worker = self._ready.popleft()
+                worker: Worker = self._ready.popleft()
                 self._changed.notify_all()  # the filler starts the next one
                 return worker
         worker = make_worker(self.config)

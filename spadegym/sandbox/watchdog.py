@@ -119,7 +119,7 @@ class Transcript:
 
     seed: int
     replies: tuple[str, ...]
-    frames: tuple[tuple, ...]
+    frames: tuple[tuple[Any, ...], ...]
 
 
 @dataclass(eq=False)
@@ -131,8 +131,8 @@ class _Watch:
     why: str
     transcript: Transcript | None = None
     suspect: dict[str, int] = field(default_factory=dict)
-    episodes: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
-    due_at: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
+    episodes: weakref.WeakKeyDictionary[Any, int] = field(default_factory=weakref.WeakKeyDictionary)
+    due_at: weakref.WeakKeyDictionary[Any, int] = field(default_factory=weakref.WeakKeyDictionary)
 
 
 class Watchdog:
@@ -200,7 +200,7 @@ class Watchdog:
         The first episode of a program in the pool records its transcript; then every
         ``probe_every`` episodes of it in one worker replay it there.
         """
-        per_worker: dict[int, list] = {}  # a worker serves one program
+        per_worker: dict[int, list[Any]] = {}  # a worker serves one program
         for handle in handles:
             entry = per_worker.get(id(handle.worker))
             if entry is None:
@@ -221,7 +221,7 @@ class Watchdog:
                 watch.due_at[worker] = count  # episodes served before the probe
         return due
 
-    def observe(self, items: Sequence[tuple[Any, dict]], seconds: float) -> list[Any]:
+    def observe(self, items: Sequence[tuple[Any, dict[str, Any]]], seconds: float) -> list[Any]:
         """Take one exchange's wall time; the handles whose program is now suspect enough.
 
         Args:
@@ -286,7 +286,7 @@ class Watchdog:
 
 def _play(
     worker: Any, program: int, seed: int, replies: Sequence[str], budget: float
-) -> tuple[list[tuple], tuple[str, float, float | None, bool] | None]:
+) -> tuple[list[tuple[Any, ...]], tuple[str, float, float | None, bool] | None]:
     """Play the probe on a fresh instance: reset, then the replies until the episode ends.
 
     Two round trips: ``new``, then one frame holding the reset, the replies and the close. The
@@ -301,7 +301,7 @@ def _play(
     requests = [protocol.reset_request(instance, seed)]
     requests += [protocol.step_request(instance, reply) for reply in replies]
     requests.append(protocol.close_request(instance))
-    frames: list[tuple] = []
+    frames: list[tuple[Any, ...]] = []
     for request, (answer, wall, cpu) in zip(requests, _timed_calls(worker, requests)):
         if request["op"] == "close":
             break
@@ -321,7 +321,9 @@ def _play(
     return frames, None
 
 
-def _timed_calls(worker: Any, requests: list[dict]) -> list[tuple[Any, float, float | None]]:
+def _timed_calls(
+    worker: Any, requests: list[dict[str, Any]]
+) -> list[tuple[Any, float, float | None]]:
     """Each request's checked answer, wall time and CPU time (None where unknown)."""
     receive = getattr(worker, "receive", None)
     cpu = _cpu_seconds(worker)
@@ -343,7 +345,7 @@ def _timed_calls(worker: Any, requests: list[dict]) -> list[tuple[Any, float, fl
     return timed
 
 
-def _slow(watch: _Watch, slow: tuple, episodes: int) -> ProgramError:
+def _slow(watch: _Watch, slow: tuple[Any, ...], episodes: int) -> ProgramError:
     """The breach of a call over budget."""
     what, wall, cpu, _ = slow
     computing = f" ({cpu:.2f} s of it computing)" if cpu is not None else ""
@@ -378,14 +380,14 @@ def _cpu_seconds(worker: Any) -> float | None:
     return (int(fields[11]) + int(fields[12])) / _TICKS  # utime + stime
 
 
-def _name(request: dict) -> str:
+def _name(request: dict[str, Any]) -> str:
     if request["op"] == "reset":
         return f"reset(seed={request.get('seed')!r})"
     return f"step({request.get('a')!r})"
 
 
 def _compare(
-    transcript: Transcript, frames: list[tuple], episodes: int, label: str
+    transcript: Transcript, frames: list[tuple[Any, ...]], episodes: int, label: str
 ) -> ProgramError | None:
     """The breach if the replay differs from the transcript, else None."""
     names = ("observation", "reward", "terminated", "truncated")
@@ -418,7 +420,7 @@ def _changed(
     )
 
 
-def _outcome(frame: tuple) -> str:
+def _outcome(frame: tuple[Any, ...]) -> str:
     return f"a {frame[1]!r} failure" if len(frame) == 2 else "an answer"
 
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import gc
 import importlib
-import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from spadegym import contract
 from spadegym.sandbox import filesystem, isolation, protocol
 from spadegym.sandbox.runtime import Deadline, Runtime
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _FrameReader:
@@ -49,10 +52,10 @@ class _FrameReader:
 
     def next(self) -> bytes | int | None:
         """The next frame's body; its size if it is too large (skipped); ``None`` at the end."""
-        if not self._fill(protocol.HEADER.size):
+        if not self._fill(protocol.HEADER_BYTES):
             return None
-        (size,) = protocol.HEADER.unpack_from(self.buf)
-        del self.buf[: protocol.HEADER.size]
+        size = protocol.frame_length(self.buf)
+        del self.buf[: protocol.HEADER_BYTES]
         if size > protocol.MAX_REQUEST_BYTES:
             return size if self._skip(size) else None
         if not self._fill(size):
@@ -157,38 +160,25 @@ def serve(runtime: Runtime, fd_in: int = 0, fd_out: int = 1) -> None:
             _write_all(fd_out, _error_frame(f"a request frame of {body} bytes is too large"))
             continue
         try:
-            request = json.loads(body)
-        except (ValueError, RecursionError):
+            request = protocol.decode(body)
+        except ValueError:  # not UTF-8 JSON, a non-finite number, or nested too deeply
             _write_all(fd_out, _error_frame("request is not JSON"))
             continue
-        items = request.get("batch") if isinstance(request, dict) else None
-        for item in items if isinstance(items, list) else [request]:
+        for item in protocol.request_items(request):
             try:
-                response = (
+                response: dict[str, Any] = (
                     runtime.handle(item)
                     if isinstance(item, dict)
-                    else {"ok": False, "kind": "protocol", "msg": "request is not an object"}
+                    else protocol.error_answer("protocol", "request is not an object")
                 )
             except Deadline:  # a late alarm, past every handler of the runtime
                 runtime._disarm()
-                response = {"ok": False, "kind": "timeout", "msg": "the call ran past its deadline"}
-            if response.get("ok") is False and len(response["msg"]) > protocol.MAX_MESSAGE_CHARS:
-                response["msg"] = response["msg"][: protocol.MAX_MESSAGE_CHARS]  # fits the frame
-            try:
-                frame = protocol.encode(response)
-            except (ValueError, TypeError, UnicodeError, RecursionError) as exc:
-                frame = protocol.encode(
-                    {
-                        "ok": False,
-                        "kind": "contract",
-                        "msg": f"the result could not be encoded ({type(exc).__name__}).",
-                    }
-                )
-            _write_all(fd_out, frame)
+                response = protocol.error_answer("timeout", "the call ran past its deadline")
+            _write_all(fd_out, protocol.answer_frame(response))
 
 
 def _error_frame(message: str) -> bytes:
-    return protocol.encode({"ok": False, "kind": "protocol", "msg": message})
+    return protocol.answer_frame(protocol.error_answer("protocol", message))
 
 
 def main(settings: dict) -> None:
@@ -198,7 +188,6 @@ def main(settings: dict) -> None:
         settings: the host's ``SandboxConfig`` as a dict, plus ``host_pid``.
     """
     runtime, layers = prepare(settings)
-    hello = {"ok": True, "v": {"pid": os.getpid(), "layers": layers}}
-    _write_all(1, protocol.encode(hello))
+    _write_all(1, protocol.encode(protocol.hello_answer(os.getpid(), layers)))
     serve(runtime)
     os._exit(0)  # no interpreter shutdown: it would run finalizers outside any deadline

@@ -109,10 +109,10 @@ class _Run:
 
     def record(self, name: str, problem: str | None, started: float, note: str = "") -> bool:
         """Append the check's result (``note`` is the message when it passed)."""
-        passed = problem is None
         seconds = round(time.perf_counter() - started, 4)
-        self.report.checks.append(CheckResult(name, passed, note if passed else problem, seconds))
-        return passed
+        message = note if problem is None else problem
+        self.report.checks.append(CheckResult(name, problem is None, message, seconds))
+        return problem is None
 
 
 def validate(
@@ -183,11 +183,14 @@ def _static_checks(text: str, run: _Run) -> str | None:
         run.record("extract", f"Expected program text (str), got {type(text).__name__}.", t)
         return None
     extraction = extract_program(text)
-    if not run.record(
-        "extract",
-        None if extraction.code else extraction.message,
-        t,
-        f"program found ({extraction.source})",
+    if (
+        not run.record(
+            "extract",
+            None if extraction.code else extraction.message,
+            t,
+            f"program found ({extraction.source})",
+        )
+        or not extraction.code
     ):
         return None
     code = report.program = extraction.code
@@ -197,7 +200,7 @@ def _static_checks(text: str, run: _Run) -> str | None:
         return None
     t = time.perf_counter()
     tree, problem = static.check_syntax(code)
-    if not run.record("syntax", problem, t):
+    if not run.record("syntax", problem, t) or tree is None:
         return None
     t = time.perf_counter()
     from spadegym.policy import check_source
@@ -207,7 +210,7 @@ def _static_checks(text: str, run: _Run) -> str | None:
         return None
     t = time.perf_counter()
     cls_node, problems = static.check_structure(tree)
-    if not run.record("structure", " ".join(problems) if problems else None, t):
+    if not run.record("structure", " ".join(problems) if problems else None, t) or cls_node is None:
         return None
     report.class_name = cls_node.name
     run.tree, run.cls = tree, cls_node
@@ -232,8 +235,8 @@ def _dynamic(
 ) -> None:
     t = time.perf_counter()
     info, problem = gates.check_load(code, worker, run.tree, run.cls)
-    if not run.record("load", problem, t):
-        return
+    if not run.record("load", problem, t) or info is None or info.max_turns is None:
+        return  # (a loaded program has its max_turns: the load gate checks it)
     kind = contract.environment_kind(info.num_players, info.tool_env)
     run.facts.update(
         skill=info.skill, max_turns=info.max_turns, num_players=info.num_players or 1, kind=kind
@@ -283,6 +286,7 @@ def judge_novelty(report: ValidationReport, memory: MemoryLike) -> None:
     before anything is stored.
     """
     started = time.perf_counter()
+    assert report.program is not None  # the novelty check follows a passed validation
     novelty = memory.check_novelty(
         report.program,
         first_observation=report.properties.first_observation,

@@ -15,9 +15,12 @@ import os
 import statistics
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ProgramError
+from spadegym.sandbox import protocol
+from spadegym.sandbox.answers import Answer, Request
+from spadegym.sandbox.client import SandboxWorker
 from spadegym.sandbox.pool import Worker
 
 if TYPE_CHECKING:
@@ -111,7 +114,7 @@ class Clock:
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds the program's process has used so far, or None where that is unknown."""
-        if not hasattr(self.worker, "receive"):  # in-process: the calls run in this thread
+        if not isinstance(self.worker, SandboxWorker):  # in-process: the calls run here
             return time.thread_time()
         pid = self.worker.pid  # the worker's process, while it runs
         if pid is None:
@@ -144,7 +147,7 @@ class Clock:
             "step_ms_max": round(1000 * max(self.seconds), 3),
         }
 
-    def exchange(self, requests: Sequence[dict]) -> list[dict | ProgramError]:
+    def exchange(self, requests: Sequence[Request]) -> list[Answer]:
         """Send ``requests`` in one batch and time each answer as it arrives.
 
         Raises:
@@ -155,8 +158,7 @@ class Clock:
             return []
         self.check_total()
         worker = self.worker
-        receive = getattr(worker, "receive", None)
-        if receive is None:  # in-process: the calls run in this thread, one by one
+        if not isinstance(worker, SandboxWorker):  # in-process: the calls run here, one by one
             responses = []
             for request in requests:
                 timed = request.get("op") in TIMED_OPS
@@ -168,13 +170,13 @@ class Clock:
         sample = self.cpu_seconds()
         failed = worker.send(requests)
         if failed is not None:
-            return failed
+            return list(failed)
         responses = []
         seconds, budget, quarter = self.seconds, self.step_budget, self.step_budget / 4
         first = last = sampled = time.perf_counter()
         for k, request in enumerate(requests):
             # Each answer waits its request's deadline; the total cap is checked between calls.
-            response = receive([request])[0]
+            response = worker.receive([request])[0]
             now = time.perf_counter()
             responses.append(response)
             cpu = None
@@ -188,7 +190,7 @@ class Clock:
             if request["op"] in TIMED_OPS:
                 took = now - last
                 seconds.append(took)
-                if took > budget or type(response) is not dict or response.get("ok") is not True:
+                if took > budget or not protocol.answer_ok(response):
                     self._timeout(response, _describe(request), _deadline(worker, request))
                     self._check(took, _describe(request), cpu)
             last = now
@@ -197,9 +199,14 @@ class Clock:
                 return responses + [_LOST] * (len(requests) - k - 1)
         return responses
 
-    def _timeout(self, response: dict | ProgramError, what: str, timeout: float) -> None:
+    def _timeout(self, response: dict[str, Any] | ProgramError, what: str, timeout: float) -> None:
         """Stop at a call the worker had to interrupt: it is over any budget, loaded or not."""
-        kind = response.kind if isinstance(response, ProgramError) else response.get("kind")
+        kind: str | None
+        if isinstance(response, ProgramError):
+            kind = response.kind
+        else:
+            error = protocol.answer_error(response)
+            kind = error[0] if error is not None else None
         if kind == "timeout":
             self._stop(
                 f"{what} ran past the {timeout:g} s deadline and was interrupted; "
@@ -214,11 +221,11 @@ class Clock:
         raise OutOfTime(message)
 
 
-def _deadline(worker: Worker, request: dict) -> float:
+def _deadline(worker: Worker, request: dict[str, Any]) -> float:
     return worker.config.deadline(request.get("op", ""))
 
 
-def _describe(request: dict) -> str:
+def _describe(request: dict[str, Any]) -> str:
     if request.get("op") == "reset":
         return f"reset(seed={request.get('seed')!r})"
     action = request.get("a")

@@ -11,7 +11,7 @@ import functools
 import random
 import re
 import statistics
-from typing import Any
+from typing import Any, TypeGuard
 
 from spadegym import contract
 from spadegym.errors import ProgramError
@@ -307,7 +307,7 @@ def _check_illegal_move_loses(ctx: Context) -> str | None:
     return None
 
 
-def _is_outcome(value: Any) -> bool:
+def _is_outcome(value: Any) -> TypeGuard[list[float]]:
     return (
         isinstance(value, list) and len(value) == 2 and all(type(x) in (int, float) for x in value)
     )
@@ -330,7 +330,7 @@ def check_hint(ctx: Context) -> str | None:
             ctx.hints[episode.seed] = episode.error or (episode.called or [None])[0]
     hints = []
     for seed in seeds:
-        episode = ctx.solved[seed] if seed < len(ctx.solved) else None
+        solved = ctx.solved[seed] if seed < len(ctx.solved) else None
         hint = ctx.hints[seed]
         if isinstance(hint, ProgramError):
             return f"Seed {seed}: hint() failed: {hint}"
@@ -344,7 +344,7 @@ def check_hint(ctx: Context) -> str | None:
             )
         if len(_SENTENCE_END.findall(hint)) > 3:
             return f"Seed {seed}: hint() has more than 3 sentences; keep it to 1-3."
-        leak = hint_leak(hint, episode.solution if episode else None)
+        leak = hint_leak(hint, solved.solution if solved else None)
         if leak:
             return (
                 f"Seed {seed}: hint() contains {leak}, which gives the answer away; describe "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +75,7 @@ class Context:
         play(self.worker, self.info, episodes, max_turns, exchange=exchange, keep=keep)
         self.played.extend(episodes)
 
-    def exchange(self, requests: list[dict]) -> list[Any]:
+    def exchange(self, requests: list[dict[str, Any]]) -> list[Any]:
         """Send a batch of requests to the worker (timed by the clock); the answers."""
         if self.clock is not None:
             return self.clock.exchange(requests)
@@ -88,7 +89,7 @@ class Context:
         except ProgramError:
             pass
 
-    def close_kept(self, more: list[Episode] = ()) -> None:
+    def close_kept(self, more: Sequence[Episode] = ()) -> None:
         """Close the instances ``kept`` open, once, and those of ``more``, in one batch."""
         kept = self.kept if self.worker.generation == self.kept_generation else []
         self.close(list(more) + kept)
@@ -168,4 +169,4 @@ def first_difference(episode: Episode, reference: Episode) -> str:
 
 def same_game(episode: Episode, reference: Episode) -> bool:
     """Whether two plays of one seed and one list of replies went exactly alike."""
-    return _transcript_key(episode) == _transcript_key(reference)
+    return bool(_transcript_key(episode) == _transcript_key(reference))

@@ -25,6 +25,7 @@ from typing import Any
 from spadegym import contract
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.sandbox import ProgramInfo, Worker, answer_value, protocol
+from spadegym.sandbox.answers import Request
 
 
 @dataclass
@@ -40,13 +41,13 @@ class Episode:
     """
 
     seed: int
-    options: dict | None = None
+    options: dict[str, Any] | None = None
     actions: list[str] | None = None
     repeat: str | None = None
     use_solution: bool = False
     label: str = ""
     first_observation: str = ""
-    first_info: dict = field(default_factory=dict)
+    first_info: dict[str, Any] = field(default_factory=dict)
     transcript: list[list[Any]] = field(default_factory=list)
     solution: list[str] | None = None
     error: ProgramError | None = None
@@ -88,7 +89,7 @@ class Episode:
         return actions[self.turns] if actions is not None and self.turns < len(actions) else None
 
 
-Exchange = Callable[[Sequence[dict]], list[Any]]
+Exchange = Callable[[Sequence[dict[str, Any]]], list[Any]]
 """Sends a batch of requests (``spadegym.sandbox.protocol``'s builders) and returns one answer
 per request: the worker's own ``exchange``, or the validator's timed one."""
 
@@ -122,8 +123,8 @@ def play(
             episodes[k].instance = answer_value(request, answer)
         except ProgramError as exc:
             episodes[k].error, episodes[k].error_during = exc, "creating the environment"
-    instances = [e.instance for e in episodes]
-    live = [k for k, iid in enumerate(instances) if iid is not None]
+    instances = {k: e.instance for k, e in enumerate(episodes) if e.instance is not None}
+    live = list(instances)
     resets = [
         protocol.reset_request(instances[k], episodes[k].seed, episodes[k].options) for k in live
     ]
@@ -154,11 +155,10 @@ def play(
             episode.called.append(value)
     live = [k for k in live if episodes[k].error is None]
     for _ in range(max_turns):
-        batch = [(k, episodes[k].next_action()) for k in live]
-        batch = [(k, action) for k, action in batch if action is not None]
+        batch = [(k, action) for k in live if (action := episodes[k].next_action()) is not None]
         if not batch:
             break
-        steps: list[dict | ProgramError] = []
+        steps: list[Request | ProgramError] = []
         for k, action in batch:
             try:
                 steps.append(protocol.step_request(instances[k], action))
@@ -169,13 +169,13 @@ def play(
         answers = iter(exchange(sent))
         per_step = (time.perf_counter() - started) / len(batch)
         still = []
-        for (k, action), request in zip(batch, steps):
+        for (k, action), sending in zip(batch, steps):
             episode = episodes[k]
             episode.step_seconds.append(per_step)
             try:
-                if isinstance(request, ProgramError):
-                    raise request
-                result = answer_value(request, next(answers))
+                if isinstance(sending, ProgramError):
+                    raise sending
+                result = answer_value(sending, next(answers))
                 obs, reward, terminated, truncated, step_info = (
                     result.observation,
                     result.reward,
@@ -196,7 +196,7 @@ def play(
         live = still
     if keep:
         return
-    closes = [protocol.close_request(instances[k]) for k in created if instances[k] is not None]
+    closes = [protocol.close_request(instances[k]) for k in created if k in instances]
     try:
         exchange(closes)
     except (ProgramError, SandboxError):

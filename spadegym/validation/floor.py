@@ -41,6 +41,7 @@ from typing import Any
 from spadegym import contract
 from spadegym.errors import ProgramError
 from spadegym.sandbox import answer_or_error, answer_value, protocol
+from spadegym.sandbox.answers import Request
 from spadegym.validation.context import Context, first_difference, same_game, seed_name
 from spadegym.validation.episodes import Episode
 from spadegym.validation.shortcuts import (
@@ -89,14 +90,15 @@ class _Node:
     """An instance's game so far: what was sent and what came back (shared by agreeing agents)."""
 
     seed: int
+    episode: Episode
     instance: int | None = None
-    episode: Episode | None = None
+    """The instance that plays it; ``None`` once the game is over."""
     done: bool = False
     outcome: float = 0.0
 
     @property
     def history(self) -> list[str]:
-        return [row[5] for row in self.episode.transcript] if self.episode else []
+        return [row[5] for row in self.episode.transcript]
 
     @property
     def observation(self) -> str:
@@ -159,19 +161,20 @@ def play_shortcuts(
     """
     result = ShortcutPlay()
     free: list[int] = []
-    roots = {seed: _Node(seed) for seed in seeds}
-    _ensure_instances(ctx, free, len(roots))
-    requests = []
-    for node in roots.values():
-        node.instance = free.pop()
-        node.episode = Episode(seed=node.seed, label="shortcut", instance=node.instance)
-        requests.append(protocol.reset_request(node.instance, node.seed, None))
+    distinct = list(dict.fromkeys(seeds))
+    _ensure_instances(ctx, free, len(distinct))
+    roots: dict[int, _Node] = {}
+    requests: list[Request] = []
+    for seed in distinct:
+        instance = free.pop()
+        roots[seed] = _Node(seed, Episode(seed=seed, label="shortcut", instance=instance), instance)
+        requests.append(protocol.reset_request(instance, seed, None))
     for node, request, answer in zip(roots.values(), requests, ctx.exchange(requests)):
         try:
             node.episode.first_observation, node.episode.first_info = answer_value(request, answer)
         except ProgramError as exc:
             result.error = f"{seed_name(node.seed)}: reset() failed: {exc}"
-            _close(ctx, [n.instance for n in roots.values()] + free)
+            _close(ctx, [*(n.instance for n in roots.values()), *free])
             return result
     agents = [
         _Agent(
@@ -210,7 +213,7 @@ def play_shortcuts(
             break
         _ensure_instances(ctx, free, sum(len(groups) - 1 for groups in moves.values()))
         batch: list[tuple[_Node, list[list[Any]], str, int, int]] = []
-        requests: list[dict] = []
+        requests = []
         for key, groups in moves.items():
             parent = nodes[key]
             rows = [list(row) for row in parent.episode.transcript]
@@ -218,25 +221,29 @@ def play_shortcuts(
                 first = len(requests)
                 node = parent
                 if k > 0:  # a new game that parts from the parent's here: replay it first
-                    node = _Node(parent.seed, instance=free.pop())
-                    node.episode = Episode(
+                    instance = free.pop()
+                    episode = Episode(
                         seed=parent.seed,
                         label="shortcut",
-                        instance=node.instance,
+                        instance=instance,
                         first_observation=parent.episode.first_observation,
                         first_info=parent.episode.first_info,
                         transcript=[list(row) for row in rows],
                     )
-                    requests.append(protocol.reset_request(node.instance, node.seed, None))
-                    requests += [protocol.step_request(node.instance, row[5]) for row in rows]
+                    node = _Node(parent.seed, episode, instance)
+                    requests.append(protocol.reset_request(instance, node.seed, None))
+                    requests += [protocol.step_request(instance, row[5]) for row in rows]
+                else:
+                    assert parent.instance is not None  # a game still played holds its instance
+                    instance = parent.instance
                 try:
-                    requests.append(protocol.step_request(node.instance, reply))
+                    requests.append(protocol.step_request(instance, reply))
                 except ProgramError:  # longer than the contract allows: not a reply at all
                     del requests[first:]
                     for agent in group:
                         agent.outcome = 0.0
                     if node is not parent:
-                        free.append(node.instance)
+                        free.append(instance)
                     continue
                 batch.append(
                     (node, rows if node is not parent else [], reply, first, len(requests))
@@ -266,7 +273,8 @@ def play_shortcuts(
                 node.done = True
                 node.outcome = contract.episode_outcome(step.reward, step.terminated, {}, 1)
                 node.episode.terminated, node.episode.truncated = step.terminated, step.truncated
-                free.append(node.instance)  # the game is over: its instance serves another
+                if node.instance is not None:
+                    free.append(node.instance)  # the game is over: its instance serves another
                 node.instance = None
         if result.error:
             break  # the game is not deterministic: nothing more to learn here
@@ -276,12 +284,12 @@ def play_shortcuts(
         outcome = agent.outcome if agent.outcome is not None else 0.0
         result.outcomes.setdefault(agent.shortcut.name, {})[agent.seed] = outcome
     result.episodes = [n.episode for n in games.values() if n.episode.transcript or n.episode.error]
-    _close(ctx, [n.instance for n in games.values()] + free)
+    _close(ctx, [*(n.instance for n in games.values()), *free])
     return result
 
 
 def _replayed_differently(
-    requests: list[dict], answers: list[Any], first: int, stop: int, rows: list[list[Any]]
+    requests: list[dict[str, Any]], answers: list[Any], first: int, stop: int, rows: list[list[Any]]
 ) -> str | None:
     """Why the replay before a parting game's step (reset, then ``rows``) went otherwise."""
     if not rows and stop - first == 1:
@@ -343,8 +351,8 @@ def check_shortcuts(ctx: Context) -> str | None:
     if screen.error is None and promoted:
         more = play_shortcuts(ctx, promoted, first[SCREEN_SEEDS:], template)
         plays.append(more)
-        for name, outcomes in more.outcomes.items():
-            screen.outcomes[name].update(outcomes)
+        for name, played in more.outcomes.items():
+            screen.outcomes[name].update(played)
     problem = _errors(plays)
     if problem:
         _remember(ctx, plays)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -20,7 +21,7 @@ from spadegym.validation.episodes import Episode
 
 # Examples are drawn as templates once per process (hypothesis's engine costs far more than a
 # validation's stepping) and filled with each program's own solution moves when played.
-Template = tuple
+Template = tuple[Any, ...]
 
 MAX_FUZZ_TURNS = 4
 """Replies per fuzzed episode, at most (fewer when a program's ``max_turns`` is lower)."""
@@ -71,21 +72,25 @@ def template_strategy() -> st.SearchStrategy[Template]:
 def materialise(template: Template, moves: list[str]) -> str:
     """The reply a template stands for, given the program's solution moves."""
     if template[0] == "text":
-        return template[1]
+        return str(template[1])
     if not moves:
         return ""
-    move = moves[template[1] % len(moves)]
+    move: str = moves[template[1] % len(moves)]
     if template[0] == "move" or not move:
         return move
-    _, _, position, char = template
+    position: int
+    char: str
+    _, _, position, char = template  # ("mutate", move index, position, char)
     position %= len(move)
     return move[:position] + char + move[position + 1 :]
 
 
 @functools.lru_cache(maxsize=16)
-def draw_templates(examples: int, seed: int, max_len: int) -> tuple[tuple[int, tuple], ...]:
+def draw_templates(
+    examples: int, seed: int, max_len: int
+) -> tuple[tuple[int, tuple[Any, ...]], ...]:
     """``examples`` (episode seed, templates) pairs, the same for the same arguments."""
-    drawn: list[tuple[int, tuple]] = []
+    drawn: list[tuple[int, tuple[Any, ...]]] = []
 
     @hypothesis_seed(seed)
     @settings(

@@ -175,7 +175,10 @@ def check_game_ends(ctx: Context) -> str | None:
     try:
         for k, game in enumerate(games):
             mine = spares[k * (PARALLEL - 1) : (k + 1) * (PARALLEL - 1)]
-            game.instances = [game.episode.instance] + [e.instance for e in mine if e.instance]
+            own = game.episode.instance  # None only when creating it failed: the game is over
+            game.instances = ([own] if own is not None else []) + [
+                e.instance for e in mine if e.instance
+            ]
             game.synced = {0}
             game.over = game.episode.error is not None
             game.mover = game.episode.first_info.get("player")
@@ -209,7 +212,7 @@ def _round(ctx: Context, live: list[_Game]) -> None:
     A turn's first try runs on the game's own instance; after a refusal, several candidates
     run at once, on instances reset and replayed to the game's state.
     """
-    requests: list[dict] = []
+    requests: list[dict[str, Any]] = []
     tries = []
     for game in live:
         if game.candidates is None:
@@ -230,7 +233,7 @@ def _round(ctx: Context, live: list[_Game]) -> None:
             game.work += len(requests) - start
             tries.append((game, slot, move, start, len(requests)))
     responses = ctx.exchange(requests)
-    results: dict[int, list] = {}
+    results: dict[int, list[Any]] = {}
     for game, slot, move, start, stop in tries:
         pairs = list(zip(requests[start:stop], responses[start:stop], strict=True))
         if len(pairs) > 1:  # a rewind: the replay must go as before
@@ -247,7 +250,7 @@ def _round(ctx: Context, live: list[_Game]) -> None:
             _settle(ctx, game, results.get(id(game), []))
 
 
-def _settle(ctx: Context, game: _Game, tried: list) -> None:
+def _settle(ctx: Context, game: _Game, tried: list[Any]) -> None:
     """Keep the first try (in candidate order) that was not refused, or end the game."""
     episode = game.episode
     game.synced -= {slot for slot, _, _ in tried}  # each tried instance moved on

@@ -104,7 +104,7 @@ class ProgramProperties:
 
 
 def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, tuple):
         return list(value)

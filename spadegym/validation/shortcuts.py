@@ -389,7 +389,7 @@ class ShortcutSolver:
         self.template = template
         self.seed = seed
 
-    def respond(self, requests: Sequence[list[dict]]) -> list[Any]:
+    def respond(self, requests: Sequence[list[dict[str, Any]]]) -> list[Any]:
         """One reply per conversation."""
         from spadegym.play import Reply  # the solver loop's type; play does not import this
 

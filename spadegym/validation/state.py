@@ -19,6 +19,7 @@ only its own mistake; seeds whose determinism runs already differed are not judg
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from spadegym.errors import ProgramError
 from spadegym.validation.context import (
@@ -52,8 +53,9 @@ class Replays:
 
 def replays(ctx: Context) -> Replays:
     """Play the replays of ``isolation``, ``reset`` and ``privileged`` once, in one batch."""
-    if ctx.replays is not None:
-        return ctx.replays
+    cached: Replays | None = ctx.replays
+    if cached is not None:
+        return cached
     plan = Replays()
     current: dict[int, Episode] = {}
     if ctx.fresh is not None:
@@ -80,7 +82,7 @@ def replays(ctx: Context) -> Replays:
                 (_again(ctx.baselines[seed], "privileged", calls=calls), current[seed])
             )
         base = ctx.trivial.get((0, "random words"))
-        if base is not None and base.error is None and base.turns:
+        if base is not None and base.error is None and base.turns and base.repeat is not None:
             reference = Episode(seed=0, actions=[base.repeat] * min(PROBE_TURNS, base.turns))
             plan.isolation.append((reference, _prefix(base, reference)))
             plan.privileged.append((_again(reference, "privileged", calls=calls), reference))
@@ -105,7 +107,7 @@ def _privileged_calls(ctx: Context) -> tuple[str, ...]:
     return tuple(methods + methods[:1])
 
 
-def _again(episode: Episode, label: str, **changes: object) -> Episode:
+def _again(episode: Episode, label: str, **changes: Any) -> Episode:
     """A new episode with the seed, options and (first few) replies of ``episode``."""
     actions = [row[5] for row in episode.transcript] if episode.repeat is not None else None
     actions = actions if actions is not None else list(episode.actions or [])

@@ -64,12 +64,12 @@ def check_structure(tree: ast.Module) -> tuple[ast.ClassDef | None, list[str]]:
             problems.append(f"Line {node.lineno}: {name} must be a plain method, not async.")
     signatures = {"reset": ("seed", "options"), "step": ("action",), "solution": (), "hint": ()}
     for name, params in signatures.items():
-        node = methods.get(name)
-        if isinstance(node, ast.FunctionDef) and not _accepts(node, params):
+        method = methods.get(name)
+        if isinstance(method, ast.FunctionDef) and not _accepts(method, params):
             wanted = ", ".join(
                 ("self",) + tuple(f"{p}=None" if name == "reset" else p for p in params)
             )
-            problems.append(f"Line {node.lineno}: {name} must accept ({wanted}).")
+            problems.append(f"Line {method.lineno}: {name} must accept ({wanted}).")
     init = methods.get("__init__")
     if isinstance(init, ast.FunctionDef):
         required = len(init.args.args) - 1 - len(init.args.defaults)

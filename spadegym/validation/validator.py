@@ -17,7 +17,7 @@ from spadegym.validation.config import ValidationConfig
 from spadegym.validation.report import CheckResult, ValidationReport
 
 if TYPE_CHECKING:
-    from spadegym.executors import Executor
+    from spadegym.executors import Executor, TaskLost
     from spadegym.memory.interface import MemoryLike
 
 
@@ -173,7 +173,7 @@ def warm_up(config: ValidationConfig) -> None:
         draw_templates(config.fuzz_examples, config.fuzz_seed, MAX_FUZZ_TURNS)
 
 
-def _as_report(result: Any) -> ValidationReport:
+def _as_report(result: ValidationReport | TaskLost) -> ValidationReport:
     from spadegym.executors import TaskLost
 
     if isinstance(result, TaskLost):

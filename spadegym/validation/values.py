@@ -87,7 +87,7 @@ def _observation_problem(space: Any, observation: str, sent: list[str]) -> str |
     )
 
 
-def _reserved_problem(info: dict) -> str | None:
+def _reserved_problem(info: dict[str, Any]) -> str | None:
     taken = sorted(set(info) & set(contract.RESERVED_INFO_KEYS))
     if not taken:
         return None
@@ -98,7 +98,7 @@ def _reserved_problem(info: dict) -> str | None:
     )
 
 
-def _outcome_problem(info: dict) -> str | None:
+def _outcome_problem(info: dict[str, Any]) -> str | None:
     if "outcome" not in info:
         return None
     outcome = info["outcome"]

@@ -44,6 +44,7 @@ FLAT_KEYS: dict[str, str] = {
     "engine": "generation.engine",
     "temperature": "generation.temperature",
     "top_p": "generation.top_p",
+    "eval_temperature": "generation.eval_temperature",
     "max_prompt_tokens": "generation.max_prompt_tokens",
     "solver_max_new_tokens": "generation.solver_max_new_tokens",
     "designer_max_new_tokens": "generation.designer_max_new_tokens",
@@ -77,6 +78,7 @@ FLAT_KEYS: dict[str, str] = {
     "fuzz_examples": "validation.fuzz_examples",
     # -- play
     "plays_per_env": "play.plays_per_env",
+    "plays_per_seed": "play.plays_per_seed",
     "hint_plays": "play.hint_plays",
     "hint_source": "play.hint_source",
     "hint_llm": "play.hint_llm",

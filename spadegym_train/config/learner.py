@@ -130,6 +130,12 @@ class GenerationConfig:
     top_p: float = 1.0
     """Nucleus sampling mass."""
 
+    eval_temperature: float | None = None
+    """Sampling temperature of the evaluation plays (periodic and final); ``None``: the
+    run's ``generation.temperature``. A low one reads the answer the policy prefers rather
+    than one sample's noise (a 135M model at 0.7 writes off-format replies a third of the
+    time); training samples keep ``generation.temperature``."""
+
     max_prompt_tokens: int = 8192
     """Prompts longer than this keep their last tokens (the end holds the request)."""
 
@@ -172,6 +178,11 @@ class GenerationConfig:
             raise ConfigError(
                 f"generation.temperature={self.temperature} must be positive; greedy "
                 "decoding gives no exploration to learn from."
+            )
+        if self.eval_temperature is not None and not 0.0 < self.eval_temperature:
+            raise ConfigError(
+                f"generation.eval_temperature={self.eval_temperature} must be positive (a small "
+                "value such as 0.1 is nearly greedy), or None for the run's temperature."
             )
         if not 0.0 < self.hint_temperature:
             raise ConfigError(

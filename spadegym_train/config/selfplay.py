@@ -162,6 +162,13 @@ class PlayConfig:
     """K: plain plays per environment per iteration, and as many hint plays when there are
     hint plays (``hint_plays``)."""
 
+    plays_per_seed: int = 1
+    """Training plays of one environment that share a reset seed, in runs of this many: GRPO's
+    group, several answers to one question. Above 1, the solver's advantages are z-scored
+    within each (environment, seed) group, so a reply is judged against other replies to the
+    same instance; at 1 every play has its own seed and the group is the environment.
+    Evaluation plays always have seeds of their own."""
+
     hint_plays: str = "regeneration"
     """When the K hint plays happen: ``"regeneration"`` (the first iteration of each window, as
     SPADE: most episodes train), ``"iteration"`` (every iteration) or ``"never"``. Hint plays
@@ -203,7 +210,9 @@ class PlayConfig:
         choice("play.hint_plays", self.hint_plays, HINT_PLAYS)
         if self.hint_source is not None:
             choice("play.hint_source", self.hint_source, HINT_SOURCES)
-        at_least_one(self, "plays_per_env", "max_episode_turns", "sandbox_workers")
+        at_least_one(
+            self, "plays_per_env", "plays_per_seed", "max_episode_turns", "sandbox_workers"
+        )
         if self.solver_difficulty is not None:
             check_difficulty("play.solver_difficulty", self.solver_difficulty)
         if (

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from spadegym_train.engines.base import Completion, GenerationEngine, encode_chat
+from spadegym_train.engines.base import Completion, GenerationEngine
 
 if TYPE_CHECKING:
     from spadegym_train.config import TrainConfig
 
-__all__ = ["Completion", "GenerationEngine", "encode_chat", "make_engine"]
+__all__ = ["Completion", "GenerationEngine", "make_engine"]
 
 
 def make_engine(config: TrainConfig, policy: Any, workspace: str) -> GenerationEngine:

@@ -1,4 +1,7 @@
-"""The engine interface and the one place chat messages become prompt tokens.
+"""The engine interface: what the loop asks of an engine, and what a sampled reply holds.
+
+Chat messages become prompt tokens in ``spadegym.llm.tokens.encode_chat``, which the library's
+chat backend uses too.
 
 Roles: ``"designer"`` and ``"solver"`` sample with their LoRA adapter; ``"base"`` samples with
 the adapters disabled (the frozen base model, which writes the hints).
@@ -8,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 BASE_ROLE = "base"
 """The role that samples from the frozen base model (adapters disabled): the hinter."""
@@ -58,24 +61,6 @@ class GenerationEngine(Protocol):
     def close(self) -> None:
         """Release the engine's resources."""
         ...
-
-
-def encode_chat(
-    tokenizer: Any,
-    messages: Sequence[dict[str, str]],
-    max_tokens: int,
-    template_kwargs: dict[str, Any] | None = None,
-) -> list[int]:
-    """Chat messages -> prompt token ids with the generation prompt, keeping the last tokens.
-
-    The end of a prompt holds the request and the generation prompt, so an over-long prompt
-    loses its beginning.
-    """
-    text = tokenizer.apply_chat_template(
-        list(messages), tokenize=False, add_generation_prompt=True, **(template_kwargs or {})
-    )
-    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    return ids[-max_tokens:]
 
 
 def trim_response(ids: Sequence[int], stop_ids: set[int], pad_id: int | None) -> list[int]:

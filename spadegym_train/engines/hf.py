@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from spadegym.llm.tokens import left_pad
 from spadegym_train.engines.base import BASE_ROLE, Completion, trim_response
 
 if TYPE_CHECKING:
@@ -101,13 +102,8 @@ class HFEngine:
         size = self.config.generation.batch_size
         for start in range(0, len(order), size):
             chunk = order[start : start + size]
-            width = max(len(prompts[k]) for k in chunk)
-            ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(chunk), width), dtype=torch.long)
-            for row, k in enumerate(chunk):
-                prompt = prompts[k]
-                ids[row, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
-                mask[row, width - len(prompt) :] = 1
+            ids, mask = left_pad([prompts[k] for k in chunk], self.pad_id)
+            width = ids.shape[1]
             processors, recorder = self._processors(temperature)
             with policy.reference() if base else contextlib.nullcontext():
                 output = policy.model.generate(

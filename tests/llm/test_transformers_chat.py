@@ -16,6 +16,7 @@ tokenizers = pytest.importorskip("tokenizers")
 from spadegym.designer import generate  # noqa: E402
 from spadegym.errors import ConfigError  # noqa: E402
 from spadegym.llm import LLMError, TransformersChat  # noqa: E402
+from spadegym.llm.tokens import encode_chat  # noqa: E402
 
 WORDS = (
     "class Env def reset step self return ```python ``` ( ) : = , . \\boxed{ } the a of "
@@ -106,7 +107,7 @@ def count_generate(llm: TransformersChat, fail_on: str | None = None) -> list[di
     prompt (by its first token ids)."""
     calls: list[dict] = []
     original = llm.model.generate
-    poison = llm._encode(conversation(fail_on)) if fail_on else None
+    poison = encode_chat(llm.tokenizer, conversation(fail_on)) if fail_on else None
 
     def generate(**kwargs):
         calls.append(kwargs)
@@ -167,7 +168,7 @@ def test_prompts_are_padded_on_the_left_and_masked():
     ask_at_once(llm, [short, long])
     assert len(calls) == 1
     ids, mask = calls[0]["input_ids"].tolist(), calls[0]["attention_mask"].tolist()
-    prompts = [llm._encode(conversation(t)) for t in (short, long)]
+    prompts = [encode_chat(llm.tokenizer, conversation(t)) for t in (short, long)]
     width = max(len(p) for p in prompts)
     for prompt in prompts:
         row = ids.index([1] * (width - len(prompt)) + prompt)  # pad id 1, then the prompt

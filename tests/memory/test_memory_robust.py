@@ -178,7 +178,7 @@ def test_close_leaves_the_index_file_level_with_sqlite(tmp_path, monkeypatch):
     assert (stamp["count"], stamp["max_rowid"], stamp["checksum"]) == (count, max_id, checksum)
     assert count == len(NAMES)
     writer._db.close()
-    writer._db = None
+    writer._connection = None
 
 
 def test_a_lost_config_json_is_rewritten_from_sqlite(tmp_path):

@@ -24,7 +24,7 @@ PREFIX = (
     "from spadegym.sandbox import protocol\n"
     "from spadegym.sandbox.worker import prepare, _FrameReader, _write_all\n"
     "runtime, layers = prepare(a['settings'])\n"
-    "_write_all(1, protocol.encode({'ok': True, 'v': {'pid': os.getpid(), 'layers': layers}}))\n"
+    "_write_all(1, protocol.encode(protocol.hello_answer(os.getpid(), layers)))\n"
     "frames = _FrameReader(0)\n"
 )
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import ast
 import time
+from pathlib import Path
 
 import pytest
+from protocol_check import protocol_gaps
 from sample_programs import make_program
 
 from spadegym.errors import ProgramError
-from spadegym.sandbox import EnvHandle, Pool, SandboxConfig, SandboxPool
-from spadegym.sandbox.handle import program_digest
+from spadegym.sandbox import EnvHandle, InProcessWorker, Pool, SandboxConfig, SandboxPool
+from spadegym.sandbox.handle import HandleOwner, program_digest
 from spadegym.vector import EnvBatch
 
+SANDBOX = Path(__file__).resolve().parent.parent.parent / "spadegym" / "sandbox"
 OTHER = make_program('return "0", 1.0, True, False, {}')
 STUCK = make_program("total = sum(range(10 ** 13))\nreturn 'x', 0.0, False, False, {}")
 
@@ -155,3 +159,76 @@ def test_spares_give_a_new_program_a_worker_started_ahead(lock_pick):
         assert handle.worker is waiting  # no process was started for the program
         pool.release(handle)
     assert not waiting.alive and supply.ready == 0  # closing the pool stops the spares too
+
+
+# -- the boundary between the pool and its handles ---------------------------------------------
+
+
+def test_the_pool_is_what_a_handle_asks_of_its_owner():
+    with SandboxPool(1) as pool:
+        assert protocol_gaps(HandleOwner, SandboxPool, pool) == []
+
+
+def test_the_pool_and_the_handle_use_only_each_others_public_methods():
+    # A private name reached through anything but the object itself (``pool`` is the instance
+    # that ``SandboxPool.from_workers`` builds) is one side reaching into the other.
+    own = {"pool.py": {"self", "pool"}, "handle.py": {"self"}}
+    reached = []
+    for name, allowed in own.items():
+        tree = ast.parse((SANDBOX / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and ast.unparse(node.value) not in allowed
+            ):
+                reached.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    assert reached == []
+
+
+class Owner:
+    """A ``HandleOwner`` that records what a handle reports, and refuses what it is told to."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+        self.refuse: ProgramError | None = None
+
+    def check_quarantine(self, digest: str, label: str) -> None:
+        self.calls.append(("check", label))
+        if self.refuse is not None:
+            raise self.refuse
+
+    def strike(self, digest: str, label: str) -> None:
+        self.calls.append(("strike", label))
+
+    def watch_resets(self, handles) -> None:
+        self.calls.append(("resets", len(handles)))
+
+    def watch_call(self, handle, op: str, seconds: float) -> None:
+        assert seconds >= 0
+        self.calls.append(("call", op))
+
+
+def test_a_handle_reports_to_its_owner_through_the_public_boundary():
+    owner = Owner()
+    worker = InProcessWorker()
+    handle = EnvHandle(worker, OTHER, "other.py", pool=owner)
+    assert owner.calls == [("check", "other.py")]  # creating the instance is guarded
+    handle.reset(0)
+    handle.step("x")
+    assert owner.calls[1:] == [
+        ("resets", 1),
+        ("check", "other.py"),
+        ("call", "reset"),
+        ("check", "other.py"),
+        ("call", "step"),
+    ]
+    owner.refuse = ProgramError("other.py is quarantined", "timeout")
+    with pytest.raises(ProgramError, match="quarantined"):
+        handle.step("x")
+    handle.mark_closed()
+    assert handle.lost
+    owner.refuse = None
+    handle.recreate()
+    assert not handle.lost and handle.step("x").terminated

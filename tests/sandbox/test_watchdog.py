@@ -170,7 +170,7 @@ def test_slow_batches_only_lead_to_a_probe_that_clears_a_fast_program(lock_pick)
         handle.reset(0)
         suspects = [pool.watchdog.observe([(handle, {"op": "step"})], 2.0) for _ in range(3)]
         assert suspects == [[], [], [handle]]
-        pool._probe(suspects[-1])
+        pool.probe(suspects[-1])
         assert not pool.quarantined(handle.digest)
         assert pool.watchdog.observe([(handle, {"op": "step"})], 2.0) == []  # counted afresh
 

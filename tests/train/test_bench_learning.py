@@ -118,5 +118,5 @@ def test_reasoning_gym_replies_are_scored_by_the_task_itself(bench):
                 replies.append(Reply(f"So \\boxed{{{value + (k == 0)}}}"))
             return replies
 
-    outcomes = bench.reasoning_gym_outcomes(SimpleNamespace(solver=Solver()), 6, seed=1)
+    outcomes = bench.reasoning_gym_outcomes(SimpleNamespace(eval_solver=Solver()), 6, seed=1)
     assert outcomes == [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]

@@ -1,60 +1,8 @@
+"""The trainer's side of design: prompts sized to the model, library floors, checkpoints."""
+
 from __future__ import annotations
 
 import random
-from pathlib import Path
-
-import pytest
-
-from spadegym_train.design import Candidate, designer_difficulty, first_slots, retry_slots
-
-
-def test_retries_take_failed_model_slots_with_attempts_left(tiny):
-    config = tiny({"design.docs_per_regen": 2, "design.candidates_per_doc": 2})
-    slots = first_slots(config, 0)
-    assert [s.index for s in slots] == [0, 1, 2, 3]
-    assert slots[0].skill == slots[1].skill != slots[2].skill  # one prompt, one skill
-    cands = [Candidate(s.skill, [], [], "", slot=s.index, attempt=1) for s in slots]
-    cands[1].valid = True
-    cands.append(Candidate("x", [], [], "", slot=9, scripted=True))  # recorded: never retried
-    assert [s.index for s in retry_slots(cands, 3)] == [0, 2, 3]
-    cands += [Candidate(s.skill, [], [], "", slot=s.index, attempt=3) for s in slots[:1]]
-    assert [s.index for s in retry_slots(cands, 3)] == [2, 3]  # slot 0 used its 3 attempts
-
-
-@pytest.mark.parametrize(
-    ("setting", "expected"), [(3, [3, 3, 3]), ([1, 4], [1, 4, 1]), ("random", None)]
-)
-def test_designer_difficulty(tiny, setting, expected):
-    config = tiny({"design.difficulty": setting})
-    rng = random.Random(0)
-    levels = [designer_difficulty(config, rng, slot) for slot in range(3)]
-    if expected is None:
-        assert all(1 <= d <= 5 for d in levels)
-        again = random.Random(0)
-        assert levels == [designer_difficulty(config, again, slot) for slot in range(3)]
-    else:
-        assert levels == expected
-
-
-def test_commit_embeds_each_accepted_candidate_once(tmp_path, isolated_spadegym):
-    pytest.importorskip("faiss")
-    from counting import CountingEmbedder
-
-    from spadegym.memory import DedupConfig, EnvironmentMemory
-    from spadegym.validation import validate
-    from spadegym_train.design import Validated, commit
-
-    program = (Path(__file__).parents[2] / "examples" / "good" / "lock_pick.py").read_text()
-    report = validate(program)
-    assert report.ok, report.feedback()
-    embedder = CountingEmbedder()
-    dedup = DedupConfig(behaviour=False)  # this counts embeddings; no signatures needed
-    with EnvironmentMemory(tmp_path / "memory", embedder, dedup=dedup) as memory:
-        candidate = Candidate("logic", [], [], program, slot=0)
-        accepted, _ = commit([candidate], Validated([report]), memory, tmp_path / "registry", 0)
-        assert [c for c, _ in accepted] == [candidate] and candidate.valid
-        assert len(embedder.texts) == 1  # by the novelty check; the add reuses it
-        assert memory.near(embedder.texts[0], k=1)[0].env_id == candidate.env_key
 
 
 def test_the_prompt_budget_is_checked_and_the_short_prompt_fits(tiny):
@@ -104,11 +52,61 @@ def test_library_floors_are_read_from_manifests_tolerantly(tmp_path):
     assert manifest_floor(folder) is None
 
 
-def test_a_design_that_does_not_parse_is_left_to_validation_not_a_crash(tmp_path):
-    from spadegym.memory import EnvironmentMemory, embedder_from_name
-    from spadegym_train.design import Candidate, find_copies
+def test_checkpointed_candidates_round_trip_and_old_checkpoints_still_load():
+    import json
 
-    # What SmolLM2 wrote in a small-cpu-spade run: a code block that does not parse.
-    broken = Candidate("x", [], [], '```python\nclass A:\n    x = "unterminated\n```')
-    with EnvironmentMemory(tmp_path / "m", embedder_from_name("hashing-384")) as memory:
-        assert find_copies([broken], memory) == {}
+    from spadegym.designer import Candidate, Tokens, Turn
+    from spadegym_train.checkpoint import RunState
+    from spadegym_train.design import Plays
+
+    sampler = random.Random(0).getstate()
+    cand = Candidate(4, "logic", "puzzle", 2, "doc-1", "corpus", status="accepted")
+    cand.turns = [Turn("design", "c0004-a2", [{"role": "user", "content": "hi"}], "reply")]
+    cand.env_id, cand.attempt, cand.floor = "Lock-v0", 2, 0.25
+    cand.tokens = Tokens([1, 2], [3], old_logprobs=[-0.5], engine_logprobs=[-0.4])
+    state = RunState(candidates=[cand], plays=[Plays([1.0], [0.5], [0.0], True)], sampler=sampler)
+    (back,) = RunState.from_json(state.to_json()).candidates
+    assert (back.index, back.reply, back.tokens, back.attempt, back.floor) == (
+        4,
+        "reply",
+        cand.tokens,
+        2,
+        0.25,
+    )
+    assert back.accepted and back.env_id == "Lock-v0" and back.document_id == "doc-1"
+    assert RunState.from_json(state.to_json()).plays == state.plays
+    # A checkpoint written when the trainer had a candidate type of its own.
+    old = json.loads(state.to_json())
+    old["candidates"] = [
+        {
+            "skill": "logic",
+            "prompt_ids": [1, 2],
+            "response_ids": [3],
+            "text": "the reply",
+            "slot": 4,
+            "attempt": 2,
+            "difficulty": 2,
+            "shown": {"examples": ["A-v0"]},
+            "scripted": False,
+            "valid": True,
+            "feedback": "",
+            "env_key": "Lock-v0",
+            "old_logprobs": [-0.5],
+            "engine_logprobs": [-0.4],
+            "plain": [1.0],
+            "hint": [0.5],
+            "matched": [0.0],
+            "failed": True,
+            "floor": 0.25,
+        }
+    ]
+    loaded = RunState.from_json(json.dumps(old))
+    (was,) = loaded.candidates
+    assert (was.index, was.reply, was.tokens, was.env_id, was.accepted) == (
+        4,
+        "the reply",
+        cand.tokens,
+        "Lock-v0",
+        True,
+    )
+    assert was.shown == {"examples": ["A-v0"]} and loaded.plays == state.plays

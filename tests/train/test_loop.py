@@ -45,7 +45,7 @@ def test_spade_mode_two_iterations_end_to_end(tiny):
     from spadegym.memory import EnvironmentMemory
 
     with EnvironmentMemory(workspace / "memory") as memory:
-        stats = memory.stats("BankSettlement-v0")
+        stats = memory.stats("spade/BankSettlement-v0")  # the memory knows the registry's ids
         assert stats.n_plain == 4 and stats.n_hint == 2  # K=2 plain twice, K=2 hint once
     lines = read_metrics(workspace)
     assert [line["iteration"] for line in lines] == [0, 1]

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from sample_programs import make_program
 
+from spadegym.designer import Candidate, Tokens
 from spadegym.play import Reply, play_episodes
 from spadegym.sandbox import SandboxPool
 from spadegym.sandbox.watchdog import WatchdogConfig
 from spadegym_train import checkpoint as ckpt
-from spadegym_train.design import Candidate
+from spadegym_train.design import Plays
 from spadegym_train.library import PoolEnv
 from spadegym_train.loop import Run
 
@@ -42,9 +43,12 @@ def test_a_quarantined_program_is_dropped_and_counted_as_its_designers_failure(t
     run.config, run.memory, run.hinter, run.spade = config, None, None, True
     run.state = ckpt.RunState()
     run.state.candidates = [
-        Candidate("flips", [1, 2], [3, 4], "", valid=True, env_key="Flips-v0"),
-        Candidate("steady", [1, 2], [3, 4], "", valid=True, env_key="Steady-v0"),
+        Candidate(0, "flips", "puzzle", 3, "doc", "corpus", status="accepted", env_id="Flips-v0"),
+        Candidate(1, "steady", "puzzle", 3, "doc", "corpus", status="accepted", env_id="Steady-v0"),
     ]
+    for candidate in run.state.candidates:
+        candidate.tokens = Tokens([1, 2], [3, 4])
+    run.state.plays = [Plays(), Plays()]
     run.state.pool = [
         PoolEnv("Flips-v0", FLIPS, "flips", 1, 5, candidate=0),
         PoolEnv("Steady-v0", STEADY, "steady", 1, 5, candidate=1),
@@ -56,7 +60,7 @@ def test_a_quarantined_program_is_dropped_and_counted_as_its_designers_failure(t
             quarantined.append(run.record(episodes, it)["validate/quarantined"])
     assert 1.0 in quarantined and sum(quarantined) == 1.0  # once, then no longer played
     assert [env.key for env in run.state.pool] == ["Steady-v0"]
-    flips, steady = run.state.candidates
+    flips, steady = run.state.plays
     assert flips.failed and not steady.failed
     _, metrics = run.designer_samples(trajectories=8)
     assert metrics["designer/candidates"] == 2  # the dropped one is still scored
