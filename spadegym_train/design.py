@@ -1,10 +1,11 @@
 """The trainer's side of a design round: the sampled replies, the window's plays, the pool.
 
-A regeneration has ``docs_per_regen * candidates_per_doc`` designer slots. The first attempt
-samples ``candidates_per_doc`` replies to each of ``docs_per_regen`` design prompts; a slot
-whose program is invalid or repeats a stored one is written again from a fresh document, up to
-``design_attempts`` attempts in all, before it stays empty (SPADE). Every attempt is a designer
-sample: it is trained at the window's end on its reward (``invalid_reward`` when it failed).
+A regeneration has ``design.docs_per_regen * design.candidates_per_doc`` designer slots. The
+first attempt samples ``candidates_per_doc`` replies to each of ``docs_per_regen`` design
+prompts; a slot whose program is invalid or repeats a stored one is written again from a fresh
+document, up to ``design.attempts`` attempts in all, before it stays empty (SPADE). Every
+attempt is a designer sample: it is trained at the window's end on its reward
+(``rewards.invalid_reward`` when it failed).
 
 The pipeline is the library's (``spadegym.designer.rounds``, with ``spadegym.designer.slots``
 for the plan): the prompts are exactly those of ``spadegym generate``, the candidates are
@@ -35,13 +36,14 @@ from spadegym.designer.rounds import (
 from spadegym.designer.slots import round_requests
 from spadegym.errors import ConfigError
 from spadegym.llm.tokens import encode_chat
-from spadegym.validation import ValidationConfig, ValidationReport
+from spadegym.validation import ValidationReport
 from spadegym_train.library import PoolEnv
 
 if TYPE_CHECKING:
     from spadegym.corpus import Corpus
     from spadegym.memory.interface import MemoryLike
     from spadegym.registry.interface import RegistryLike
+    from spadegym_train.config import TrainConfig
 
 
 @dataclass
@@ -77,27 +79,27 @@ def recorded_replies(pattern: str | list[str] | None) -> list[str]:
         found = sorted(glob.glob(one))
         if not found:
             raise ConfigError(
-                f"scripted_designer={one!r} names no file (relative globs are "
+                f"design.scripted={one!r} names no file (relative globs are "
                 "read from the current folder); give a glob of recorded replies, "
-                "or scripted_designer=null to run without."
+                "or design.scripted=null to run without."
             )
         paths += found
     return [Path(p).read_text(encoding="utf-8") for p in paths]
 
 
-def first_requests(config: Any, regeneration: int) -> list[tuple[int, str]]:
+def first_requests(config: TrainConfig, regeneration: int) -> list[tuple[int, str]]:
     """The model's slots of a regeneration's first attempt (``round_requests``)."""
     return round_requests(
-        config.skills,
-        config.skills_per_regen,
-        config.docs_per_regen,
-        config.candidates_per_doc,
+        config.design.skills,
+        config.design.skills_per_regen,
+        config.design.docs_per_regen,
+        config.design.candidates_per_doc,
         regeneration,
     )
 
 
 def write_candidates(
-    config: Any,
+    config: TrainConfig,
     engine: Any,
     tokenizer: Any,
     corpus: Corpus,
@@ -118,38 +120,43 @@ def write_candidates(
     """
     prompts = prompt_round(
         requests,
-        config.candidates_per_doc if attempt == 1 else 1,
+        config.design.candidates_per_doc if attempt == 1 else 1,
         corpus,
         rng,
-        config.designer_difficulty,
+        config.design.difficulty,
         memory=memory,
         registry=registry,
-        short=config.designer_prompt == "short",
-        examples=config.designer_examples,
-        pool=config.designer_example_pool,
-        band=tuple(config.designer_example_band),
+        short=config.design.prompt == "short",
+        examples=config.design.examples,
+        pool=config.design.example_pool,
+        band=tuple(config.design.example_band),
     )
     if not prompts:
         return []
     encoded = [
-        encode_chat(tokenizer, p.messages, config.max_prompt_tokens, config.chat_template_kwargs)
+        encode_chat(
+            tokenizer,
+            p.messages,
+            config.generation.max_prompt_tokens,
+            config.model.chat_template_kwargs,
+        )
         for p in prompts
     ]
     per_slot = [ids for prompt, ids in zip(prompts, encoded, strict=True) for _ in prompt.slots]
-    replies = engine.generate(per_slot, "designer", config.designer_max_new_tokens)
+    replies = engine.generate(per_slot, "designer", config.generation.designer_max_new_tokens)
     tokens = [Tokens(r.prompt_ids, r.response_ids, engine_logprobs=r.logprobs) for r in replies]
     texts = [r.text for r in replies]
     candidates = round_candidates(prompts, texts, tokens, attempt, corpus.name)
     if recorded and attempt == 1:
         candidates += scripted_candidates(
-            prompts, recorded, config.scripted_per_regen, regeneration, len(requests), corpus.name
+            prompts,
+            recorded,
+            config.design.scripted_per_regen,
+            regeneration,
+            len(requests),
+            corpus.name,
         )
     return candidates
-
-
-def validation_config(config: Any) -> ValidationConfig:
-    """How hard the run's validation looks."""
-    return ValidationConfig(fuzz_examples=config.fuzz_examples)
 
 
 def round_metrics(candidates: Sequence[Candidate], validated: Validated) -> dict[str, float]:

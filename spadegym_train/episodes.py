@@ -11,13 +11,17 @@ ray``, on Ray actors (``spadegym.vector_ray.RaySandboxPool``, same interface).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.llm.base import Message
 from spadegym.llm.tokens import encode_chat
 from spadegym.play import Reply
-from spadegym.sandbox import SandboxPool
+from spadegym.sandbox import SandboxConfig, SandboxPool
 from spadegym_train.engines.base import GenerationEngine
+
+if TYPE_CHECKING:
+    from spadegym.vector_ray import RaySandboxPool
+    from spadegym_train.config import TrainConfig
 
 
 class EngineSolver:
@@ -60,35 +64,38 @@ class EngineSolver:
 
 
 def engine_solver(
-    config: Any, engine: GenerationEngine, tokenizer: Any, *, evaluation: bool = False
+    config: TrainConfig, engine: GenerationEngine, tokenizer: Any, *, evaluation: bool = False
 ) -> EngineSolver:
     """The solver of a run (``TrainConfig``'s prompt and reply budgets).
 
-    ``evaluation``: the evaluation plays' solver, sampling at ``eval_temperature``.
+    ``evaluation``: the evaluation plays' solver, sampling at ``generation.eval_temperature``.
     """
     return EngineSolver(
         engine,
         tokenizer,
-        max_prompt_tokens=config.max_prompt_tokens,
-        max_new_tokens=config.solver_max_new_tokens,
-        template_kwargs=config.chat_template_kwargs,
-        temperature=config.eval_temperature if evaluation else None,
+        max_prompt_tokens=config.generation.max_prompt_tokens,
+        max_new_tokens=config.generation.solver_max_new_tokens,
+        template_kwargs=config.model.chat_template_kwargs,
+        temperature=config.generation.eval_temperature if evaluation else None,
     )
 
 
-def open_episode_pool(executor: str, sandbox_workers: int) -> Any:
+def open_episode_pool(
+    executor: str, sandbox_workers: int, sandbox: SandboxConfig | None = None
+) -> SandboxPool | RaySandboxPool:
     """The pool that hosts the episodes' instances.
 
     Args:
-        executor: ``"local"``, ``"ray"`` or ``"ray:<address>"`` (``TrainConfig.executor``).
+        executor: ``"local"``, ``"ray"`` or ``"ray:<address>"`` (``TrainConfig.play.executor``).
         sandbox_workers: worker processes of the local pool, or of each Ray actor.
+        sandbox: the workers' sandbox (``TrainConfig.sandbox``; ``None``: the default one).
     """
     if executor == "local":
         # A worker serves one program: spares started ahead spare each new pool the wait.
-        pool = SandboxPool(sandbox_workers, spares=2)
+        pool = SandboxPool(sandbox_workers, sandbox, spares=2)
         pool.start()
         return pool
     from spadegym.vector_ray import RaySandboxPool
 
     address = executor[4:] if executor.startswith("ray:") else None
-    return RaySandboxPool(workers_per_actor=sandbox_workers, address=address)
+    return RaySandboxPool(workers_per_actor=sandbox_workers, config=sandbox, address=address)

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.play import EpisodeSpec, play_episodes
 from spadegym.validation.shortcuts import BOXED_TEMPLATE, ShortcutSolver, shortcut_family
+
+if TYPE_CHECKING:
+    from spadegym.sandbox.pool import SandboxPool
+    from spadegym.vector_ray import RaySandboxPool
 
 SHORTCUT_TURNS = 4
 """Turns a shortcut plays at most (``shortcut_family``'s ``max_turns``)."""
@@ -52,7 +56,7 @@ class Floor:
 def shortcut_outcomes(
     envs: Sequence[tuple[str, str]],
     seeds: Sequence[int],
-    pool: Any,
+    pool: SandboxPool | RaySandboxPool,
     *,
     difficulty: int | None = None,
     max_turns: int | None = None,
@@ -87,7 +91,7 @@ def measure_floors(
     envs: Sequence[tuple[str, str]],
     choose_seeds: Sequence[int],
     score_seeds: Sequence[int],
-    pool: Any,
+    pool: SandboxPool | RaySandboxPool,
     *,
     difficulty: int | None = None,
     max_turns: int | None = None,
@@ -131,7 +135,7 @@ def _score_one(
     source: str,
     name: str,
     seeds: Sequence[int],
-    pool: Any,
+    pool: SandboxPool | RaySandboxPool,
     difficulty: int | None,
     max_turns: int | None,
 ) -> list[float]:
@@ -144,7 +148,7 @@ def _score_one(
 
 def floor_measurer(
     envs: Sequence[Any],
-    pool: Any,
+    pool: SandboxPool | RaySandboxPool,
     seeds: Callable[[str], Sequence[int]],
     max_turns: int | None = None,
 ) -> Callable[[str, int], float | None]:

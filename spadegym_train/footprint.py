@@ -2,21 +2,24 @@
 
 Transformers ``generate`` keeps, for every sequence of a batch, a key and a value vector per
 layer, per key/value head, per token: ``2 x layers x kv_heads x head_dim x bytes`` per token.
-A batch of ``generation_batch_size`` prompts of up to ``max_prompt_tokens`` that each write up
-to the role's token limit therefore holds, at its longest,
+A batch of ``generation.batch_size`` prompts of up to ``generation.max_prompt_tokens`` that each
+write up to the role's token limit therefore holds, at its longest,
 
     cache = 2 x layers x kv_heads x head_dim x bytes x batch x (prompt + new tokens)
 
 which for Qwen3-0.6B (28 layers, 8 key/value heads of 128, bfloat16: 112 KiB a token) reaches
 tens of GB at the designer's longest lengths, beside the weights and the optimiser state. The
 run prints this estimate at start (``describe``). With ``engine="vllm"`` the cache is vLLM's
-paged pool inside ``vllm_gpu_memory_utilization`` of the GPU instead, and is reported so.
+paged pool inside ``generation.vllm_gpu_memory_utilization`` of the GPU instead, and is reported so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 GIB = 1024**3
 
@@ -53,29 +56,29 @@ def bytes_per_token(shape: Any, value_bytes: int) -> int:
     return 2 * layers * kv_heads * head_dim * value_bytes
 
 
-def cache_uses(config: Any, shape: Any, value_bytes: int = 2) -> list[CacheUse]:
+def cache_uses(config: TrainConfig, shape: Any, value_bytes: int = 2) -> list[CacheUse]:
     """The longest cache of the designer's, the solver's and the hinter's generate calls."""
     per_token = bytes_per_token(shape, value_bytes)
-    episodes = config.pool_size * config.plays_per_env * 2  # plain and hint plays together
-    calls = [("solver", episodes, config.solver_max_new_tokens)]
+    episodes = config.pool.size * config.play.plays_per_env * 2  # plain and hint plays together
+    calls = [("solver", episodes, config.generation.solver_max_new_tokens)]
     if config.mode == "spade":
-        designs = config.docs_per_regen * config.candidates_per_doc
-        calls.insert(0, ("designer", designs, config.designer_max_new_tokens))
-    if config.hint_source == "hinter" and config.hint_plays != "never":
-        hints = config.pool_size * config.plays_per_env
-        calls.append(("hinter", hints, config.hint_max_new_tokens))
+        designs = config.design.docs_per_regen * config.design.candidates_per_doc
+        calls.insert(0, ("designer", designs, config.generation.designer_max_new_tokens))
+    if config.play.hint_source == "hinter" and config.play.hint_plays != "never":
+        hints = config.pool.size * config.play.plays_per_env
+        calls.append(("hinter", hints, config.generation.hint_max_new_tokens))
     uses = []
     for role, wanted, new_tokens in calls:
-        batch = max(1, min(config.generation_batch_size, wanted))
-        tokens = config.max_prompt_tokens + new_tokens
+        batch = max(1, min(config.generation.batch_size, wanted))
+        tokens = config.generation.max_prompt_tokens + new_tokens
         uses.append(CacheUse(role, batch, tokens, per_token * batch * tokens))
     return uses
 
 
-def describe(config: Any, shape: Any, value_bytes: int = 2) -> str:
+def describe(config: TrainConfig, shape: Any, value_bytes: int = 2) -> str:
     """One line for the start of a run: the generation cache's estimate, largest call first."""
-    if config.engine == "vllm":
-        share = config.vllm_gpu_memory_utilization
+    if config.generation.engine == "vllm":
+        share = config.generation.vllm_gpu_memory_utilization
         return (
             f"generation cache: vLLM's paged pool, inside {share:.0%} of the GPU "
             "(vllm_gpu_memory_utilization)"

@@ -6,7 +6,7 @@ and the leak check would have to catch every spelling of it. SPADE therefore has
 read the game's source in a separate call and write the hint; here that call also sees the
 instance's first observation, and by default it is the frozen base model (the run's model with
 its LoRA adapters disabled, so training never shapes it), or any ``spadegym.llm`` backend
-(``hint_llm``), sampled at ``hint_temperature``.
+(``play.hint_llm``), sampled at ``generation.hint_temperature``.
 
 What the hinter reads is the program as the interpreter sees it, less two channels the
 designer could use to speak to it (``hinter_view``): comments are gone (the program is parsed
@@ -30,7 +30,7 @@ import io
 import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.designer.hints import clean_hint, hint_problem
 from spadegym.designer.prompts import hint_messages
@@ -39,6 +39,9 @@ from spadegym.llm.tokens import encode_chat
 from spadegym.play import HintRequest
 from spadegym_train.engines.base import BASE_ROLE
 from spadegym_train.hint_leaks import behavioural_leak
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 HINT_NAME = "hint"
 """The contract's hint method, which the hinter never reads."""
@@ -209,16 +212,24 @@ def leak_problem(hint: str, request: HintRequest) -> str | None:
     return f"the hint lets a shortcut win: {pointed}" if pointed else None
 
 
-def model_writer(engine: Any, tokenizer: Any, config: Any) -> Writer:
+def model_writer(engine: Any, tokenizer: Any, config: TrainConfig) -> Writer:
     """The frozen base model (adapters disabled) through the run's generation engine."""
 
     def write(requests: Sequence[list[Message]]) -> list[str]:
         prompts = [
-            encode_chat(tokenizer, messages, config.max_prompt_tokens, config.chat_template_kwargs)
+            encode_chat(
+                tokenizer,
+                messages,
+                config.generation.max_prompt_tokens,
+                config.model.chat_template_kwargs,
+            )
             for messages in requests
         ]
         replies = engine.generate(
-            prompts, BASE_ROLE, config.hint_max_new_tokens, config.hint_temperature
+            prompts,
+            BASE_ROLE,
+            config.generation.hint_max_new_tokens,
+            config.generation.hint_temperature,
         )
         return [reply.text for reply in replies]
 
@@ -226,7 +237,7 @@ def model_writer(engine: Any, tokenizer: Any, config: Any) -> Writer:
 
 
 def llm_writer(llm: ChatLLM, concurrency: int = 8) -> Writer:
-    """A ``spadegym.llm`` backend (``hint_llm``); a failed call gives an empty (rejected) hint."""
+    """A ``spadegym.llm`` backend (``play.hint_llm``); a failed call gives an empty hint."""
 
     def ask(messages: list[Message]) -> str:
         try:
@@ -241,12 +252,12 @@ def llm_writer(llm: ChatLLM, concurrency: int = 8) -> Writer:
     return write
 
 
-def make_hinter(config: Any, engine: Any, tokenizer: Any) -> Hinter | None:
+def make_hinter(config: TrainConfig, engine: Any, tokenizer: Any) -> Hinter | None:
     """The run's hinter (``None`` when hints come from the programs)."""
-    if config.hint_source != "hinter":
+    if config.play.hint_source != "hinter":
         return None
-    if config.hint_llm:
+    if config.play.hint_llm:
         from spadegym.llm import llm_from_spec
 
-        return Hinter(llm_writer(llm_from_spec(config.hint_llm)))
+        return Hinter(llm_writer(llm_from_spec(config.play.hint_llm)))
     return Hinter(model_writer(engine, tokenizer, config))

@@ -12,9 +12,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from spadegym.errors import ConfigError, ProgramError
+
+if TYPE_CHECKING:
+    from spadegym.sandbox.pool import SandboxPool
+    from spadegym.vector_ray import RaySandboxPool
+    from spadegym_train.config import TrainConfig
 
 
 @dataclass
@@ -33,8 +38,8 @@ class PoolEnv:
             for a designed program, from its manifest for a library one; ``None`` when not
             measured (and for two-player games).
         difficulty: its ``reset`` difficulty in this pool (curriculum mode); ``None``: the
-            run's ``solver_difficulty``.
-        plays: plain plays this iteration (curriculum mode); ``None``: ``plays_per_env``.
+            run's ``play.solver_difficulty``.
+        plays: plain plays this iteration (curriculum mode); ``None``: ``play.plays_per_env``.
     """
 
     key: str
@@ -110,25 +115,25 @@ def split_library(
     return train, evaluation
 
 
-def select_library(config: Any) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
-    """``(train, eval)`` registry environments: ``env_ids`` only, split by ``eval_split``."""
-    envs = read_library(config.registry)
-    if config.env_ids is not None:
-        wanted = {i.rsplit("/", 1)[-1] for i in config.env_ids}
+def select_library(config: TrainConfig) -> tuple[list[LibraryEnv], list[LibraryEnv]]:
+    """``(train, eval)`` registry environments: ``pool.env_ids``, split by ``evaluation.split``."""
+    envs = read_library(config.pool.registry)
+    if config.pool.env_ids is not None:
+        wanted = {i.rsplit("/", 1)[-1] for i in config.pool.env_ids}
         missing = sorted(wanted - {e.env_id for e in envs})
         if missing:
-            where = config.registry or "the shipped library"
+            where = config.pool.registry or "the shipped library"
             raise ConfigError(
                 f"env_ids names {', '.join(missing)}, which {where} does not hold; "
                 "give folder names like ColorPick-v0 (see `spadegym list`)."
             )
         envs = [e for e in envs if e.env_id in wanted]
-    if config.eval_split == "seeds":
+    if config.evaluation.split == "seeds":
         return envs, envs
-    return split_library(envs, config.eval_fraction)
+    return split_library(envs, config.evaluation.fraction)
 
 
-def describe(sandbox: Any, envs: list[LibraryEnv]) -> list[PoolEnv]:
+def describe(sandbox: SandboxPool | RaySandboxPool, envs: list[LibraryEnv]) -> list[PoolEnv]:
     """Registry environments as pool entries (those that no longer load are left out)."""
     pool = []
     for env in envs:

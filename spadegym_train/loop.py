@@ -1,23 +1,23 @@
 """The self-play loop: ``Run.iteration`` reads top to bottom as the steps of one iteration.
 
-1. At the start of a window of ``regen_interval`` iterations, a new pool: in ``spade`` mode the
+1. At the start of a window of ``pool.regen_interval`` iterations, a new pool: in ``spade`` mode the
    designer's candidates (written at the previous window's end, or now for the first) are
    validated, deduplicated and registered, and failed slots are written again from fresh
-   documents, up to ``design_attempts`` attempts; in ``fixed`` mode a pool is drawn from the
+   documents, up to ``design.attempts`` attempts; in ``fixed`` mode a pool is drawn from the
    registry; in ``curriculum`` mode the curriculum draws (environment, difficulty) slots by
    the solver's recent plays, and learns from this iteration's plays after step 3.
 2. The solver plays every pool environment K times without a hint and, at regeneration
-   iterations (``hint_plays``), K times with one (the hinter's, or the program's own).
+   iterations (``play.hint_plays``), K times with one (the hinter's, or the program's own).
 3. Outcomes, as win rates, go to the memory and to the designer's window. A program the
    sandbox's watchdog quarantined while it was played (it slowed down or changed as it ran) is
-   dropped from the pool and counts as failed for its designer (``timeout_penalty``).
+   dropped from the pool and counts as failed for its designer (``rewards.timeout_penalty``).
 4. Solver advantages: z-scores per environment, SPIRAL's role baselines for two-player games.
 5. At a window's end, designer rewards, centred per skill and scaled as SPADE does.
-6. ``ppo_epochs`` clipped policy-gradient steps on the LoRA weights, with truncated importance
+6. ``ppo.epochs`` clipped policy-gradient steps on the LoRA weights, with truncated importance
    sampling against the engine's log-probs.
 7. At a window's end, the designer writes the next window's first attempts, validated on a
    background thread while (8) the evaluation, the metrics and the checkpoint run.
-   ``async_regeneration`` writes each window's a whole window ahead instead.
+   ``design.async_regeneration`` writes each window's a whole window ahead instead.
 
 Time is recorded by one ``Stopwatch``: ``time/<step>`` per step, and ``time/env_share`` for the
 environment side (validation, deduplication, registration and sandbox stepping).
@@ -40,7 +40,7 @@ from spadegym.contract import chance_adjusted
 from spadegym.designer import Candidate
 from spadegym.designer.rounds import Validated, commit_round, find_copies, validate_round
 from spadegym.designer.slots import retry_requests
-from spadegym.play import EpisodeSpec, play_episodes
+from spadegym.play import Episode, EpisodeSpec, HintSource, play_episodes
 from spadegym.quiet import quiet_model_loading
 from spadegym.registry import Registry, use_home
 from spadegym.sandbox.watchdog import expect_report
@@ -66,11 +66,10 @@ from spadegym_train.design import (
     pool_entry,
     recorded_replies,
     round_metrics,
-    validation_config,
     write_candidates,
 )
 from spadegym_train.design_prompts import prompt_budget_problem
-from spadegym_train.engines import make_engine
+from spadegym_train.engines import Completion, make_engine
 from spadegym_train.episodes import engine_solver, open_episode_pool
 from spadegym_train.floors import floor_measurer
 from spadegym_train.hinter import make_hinter
@@ -87,8 +86,8 @@ from spadegym_train.rewards import (
 )
 
 EVAL_SEEDS = 2**30
-"""Training plays draw seeds below this and evaluations at or above it, so ``eval_split=seeds``
-never evaluates an instance the solver trained on."""
+"""Training plays draw seeds below this and evaluations at or above it, so
+``evaluation.split=seeds`` never evaluates an instance the solver trained on."""
 
 
 def seed_everything(seed: int) -> None:
@@ -139,7 +138,7 @@ def _designer_metrics(
     return metrics
 
 
-def matched_plain(plain: list[Any], hinted: list[Any]) -> list[float]:
+def matched_plain(plain: list[Episode], hinted: list[Episode]) -> list[float]:
     """For each hint play, the win rate of the plain play of the same iteration and seed.
 
     ``plain`` and ``hinted`` are one environment's plays of one iteration; hint plays whose
@@ -150,7 +149,7 @@ def matched_plain(plain: list[Any], hinted: list[Any]) -> list[float]:
     return [by_seed[e.spec.seed] for e in hinted if e.spec.seed in by_seed]
 
 
-def paired_plays(plain: list[Any], hinted: list[Any]) -> tuple[list[float], list[float]]:
+def paired_plays(plain: list[Episode], hinted: list[Episode]) -> tuple[list[float], list[float]]:
     """``(hint rates, matched plain rates)`` of the hint plays that have a plain twin."""
     seeds = {e.spec.seed for e in plain}
     kept = [e for e in hinted if e.spec.seed in seeds]
@@ -181,9 +180,9 @@ class Run:
         self.validator = (
             resources.enter_context(
                 Validator(
-                    validation_config(config),
-                    workers=config.validation_workers,
-                    executor=config.executor,
+                    config.validation,
+                    workers=config.design.validation_workers,
+                    executor=config.play.executor,
                 )
             )
             if self.spade
@@ -191,7 +190,7 @@ class Run:
         )
         with quiet_model_loading():
             self.policy = load_policy(config, workspace)
-        if config.console:  # what generation may take, beside the weights (footprint)
+        if config.logging.console:  # what generation may take, beside the weights (footprint)
             value_bytes = torch.finfo(compute_dtype(config, self.policy.device)).bits // 8
             print(footprint.describe(config, self.policy.model.config, value_bytes), flush=True)
         self.optimizer = make_optimizer(config, self.policy.lora_parameters())
@@ -212,28 +211,32 @@ class Run:
         self.memory = None
         if self.spade:
             self.memory = EnvironmentMemory(
-                workspace / "memory", embedder_from_name(config.memory_embedder)
+                workspace / "memory",
+                embedder_from_name(config.design.memory_embedder),
+                dedup=config.dedup,
             )
             resources.callback(self.memory.close)
-        self.corpus = load_corpus(config.corpus) if self.spade else None
+        self.corpus = load_corpus(config.design.corpus) if self.spade else None
         # The run's own registry, where accepted programs go and examples are read from.
         self.registry = Registry(workspace / "registry")
         self.registered: set[str] = set()
-        if self.spade and config.console:
+        if self.spade and config.logging.console:
             problem = prompt_budget_problem(config, self.tokenizer, self.corpus)
             print(f"warning: {problem}" if problem else "design prompts fit", flush=True)
-        self.recorded = recorded_replies(config.scripted_designer)
+        self.recorded = recorded_replies(config.design.scripted)
         self.train_envs, eval_envs = select_library(config)
-        self.baselines = RoleBaselines(config.rae_decay)
+        self.baselines = RoleBaselines(config.rewards.rae_decay)
         if self.state.baselines:
             self.baselines.load_state_dict(self.state.baselines)
         self.sampler = random.Random()
         self.sampler.setstate(self.state.sampler)
-        self.sandbox = open_episode_pool(config.executor, config.sandbox_workers)
+        self.sandbox = open_episode_pool(
+            config.play.executor, config.play.sandbox_workers, config.sandbox
+        )
         resources.callback(self.sandbox.close)
         self.curriculum = self.open_curriculum() if config.mode == "curriculum" else None
         # The evaluation programs are loaded once, now, rather than at every evaluation.
-        self.eval_pool = self.evaluation_pool(eval_envs) if config.eval_interval else []
+        self.eval_pool = self.evaluation_pool(eval_envs) if config.evaluation.interval else []
         self.pending: concurrent.futures.Future | None = None
         resources.callback(self.discard_pending)
         self.background = concurrent.futures.ThreadPoolExecutor(max_workers=1)
@@ -247,15 +250,15 @@ class Run:
         it = state.iteration
         watch = Stopwatch()
         metrics: dict[str, float] = {}
-        regeneration = it % config.regen_interval == 0
-        window_end = (it + 1) % config.regen_interval == 0
+        regeneration = it % config.pool.regen_interval == 0
+        window_end = (it + 1) % config.pool.regen_interval == 0
 
         # 1. A new pool at the start of each window.
         if regeneration:
             metrics.update(self.new_pool(it, watch))
         # 2. Play: K plain plays per environment, K hint plays when hint plays are due.
-        with_hints = config.hint_plays == "iteration" or (
-            config.hint_plays == "regeneration" and regeneration
+        with_hints = config.play.hint_plays == "iteration" or (
+            config.play.hint_plays == "regeneration" and regeneration
         )
         episodes = self.play(it, with_hints, watch)
         # 3. Outcomes: the memory's statistics and the designer's window.
@@ -281,11 +284,15 @@ class Run:
         # 7. At a window's end, the next window's first attempts (validated in the
         #    background during step 8). Written even in a run's last window: a run extended
         #    later then continues exactly as if it had never stopped.
-        if self.spade and window_end and not config.async_regeneration:
+        if self.spade and window_end and not config.design.async_regeneration:
             with watch("designer"):
                 self.write_ahead(state.regeneration)
         # 8. Evaluation, metrics, checkpoint.
-        if config.eval_interval and (it + 1) % config.eval_interval == 0 and self.eval_pool:
+        if (
+            config.evaluation.interval
+            and (it + 1) % config.evaluation.interval == 0
+            and self.eval_pool
+        ):
             with watch("eval"):
                 metrics.update(self.evaluate(watch))
         metrics.update(watch.metrics())
@@ -294,7 +301,7 @@ class Run:
         state.baselines = self.baselines.state_dict()
         state.sampler = self.sampler.getstate()
         if (
-            state.iteration % config.checkpoint_interval == 0
+            state.iteration % config.logging.checkpoint_interval == 0
             or state.iteration == config.iterations
         ):
             ckpt.save_checkpoint(self.workspace, state, self.policy, self.optimizer, self.memory)
@@ -310,14 +317,16 @@ class Run:
         self.curriculum_envs = describe(self.sandbox, self.train_envs)
 
         def seeds(key: str) -> list[int]:
-            count = config.curriculum_floor_plays
+            count = config.curriculum.floor_plays
             return [episode_seed(config.seed, -3, key, k) for k in range(count)]
 
         measure = floor_measurer(
-            self.curriculum_envs, self.sandbox, seeds, config.max_episode_turns
+            self.curriculum_envs, self.sandbox, seeds, config.play.max_episode_turns
         )
         curriculum = Curriculum(
-            [env.key for env in self.curriculum_envs], settings_from_config(config), measure
+            [env.key for env in self.curriculum_envs],
+            settings_from_config(config.curriculum),
+            measure,
         )
         curriculum.load_state_dict(self.state.curriculum)
         return curriculum
@@ -338,8 +347,8 @@ class Run:
                 state.pool = curriculum_pool(
                     self.curriculum,
                     self.curriculum_envs,
-                    config.pool_size,
-                    config.plays_per_env,
+                    config.pool.size,
+                    config.play.plays_per_env,
                     self.sampler,
                 )
             state.regeneration += 1
@@ -347,7 +356,7 @@ class Run:
         if not self.spade:
             with watch("validation"):
                 chosen = self.sampler.sample(
-                    self.train_envs, min(config.pool_size, len(self.train_envs))
+                    self.train_envs, min(config.pool.size, len(self.train_envs))
                 )
                 state.pool = describe(self.sandbox, chosen)
             state.regeneration += 1
@@ -362,21 +371,26 @@ class Run:
                 reports = self.pending.result()
             else:
                 reports = validate_round(
-                    self.validator, candidates, find_copies(candidates, self.memory), self.memory
+                    self.designs_validator(),
+                    candidates,
+                    find_copies(candidates, self.memory),
+                    self.memory,
                 )
             self.pending = None
             state.next_candidates = []
             accepted, validation = self.commit(candidates, reports, it)
         _sum_into(metrics, validation)
         # Failed slots are written again from fresh documents, validated at once.
-        for attempt in range(2, config.design_attempts + 1):
-            requests = retry_requests(candidates, config.design_attempts)
+        for attempt in range(2, config.design.attempts + 1):
+            requests = retry_requests(candidates, config.design.attempts)
             if not requests:
                 break
             with watch("designer"):
                 retry = self.draft(requests, attempt, state.regeneration)
             with watch("validation"):
-                reports = validate_round(self.validator, retry, find_copies(retry, self.memory))
+                reports = validate_round(
+                    self.designs_validator(), retry, find_copies(retry, self.memory)
+                )
                 more, validation = self.commit(retry, reports, it)
             candidates += retry
             accepted += more
@@ -387,15 +401,15 @@ class Run:
         state.candidates = candidates
         state.plays = [Plays() for _ in candidates]
         position = {id(c): k for k, c in enumerate(candidates)}
-        state.pool = [pool_entry(c, r, position[id(c)]) for c, r in accepted[: config.pool_size]]
-        step_budget = validation_config(config).step_budget
+        state.pool = [pool_entry(c, r, position[id(c)]) for c, r in accepted[: config.pool.size]]
+        step_budget = config.validation.step_budget
         for _, report in accepted:  # the watchdog holds each to what validation measured
             expect_report(self.sandbox, report, step_budget)
         metrics["designer/pool_size"] = float(len(state.pool))
         metrics["designer/attempts"] = float(sum(not c.scripted for c in candidates))
         # With async regeneration the next window's are written now, a whole window ahead
         # (and, as in step 7, even in a run's last window).
-        if config.async_regeneration:
+        if config.design.async_regeneration:
             with watch("designer"):
                 self.write_ahead(state.regeneration + 1)
         state.regeneration += 1
@@ -403,7 +417,7 @@ class Run:
 
     def say(self, text: str) -> None:
         """A progress line for a long phase (``console``), so a slow machine shows life."""
-        if self.config.console:
+        if self.config.logging.console:
             print(f"[iteration {self.state.iteration}] {text}", flush=True)
 
     def draft(
@@ -429,10 +443,18 @@ class Run:
         # Recorded replies have no tokens: they never train.
         sampled = [c.tokens for c in candidates if c.tokens is not None and not c.scripted]
         drafts = [Sample("designer", t.prompt_ids, t.response_ids, 1.0) for t in sampled]
-        fill_old_logprobs(self.policy, drafts, config.micro_batch_size, config.temperature)
+        fill_old_logprobs(
+            self.policy, drafts, config.ppo.micro_batch_size, config.generation.temperature
+        )
         for tokens, draft in zip(sampled, drafts, strict=True):
             tokens.old_logprobs = draft.old_logprobs
         return candidates
+
+    def designs_validator(self) -> Validator:
+        """The validator of the designer's programs (``spade`` mode: the others design none)."""
+        if self.validator is None:
+            raise RuntimeError(f"mode={self.config.mode} validates no designs")
+        return self.validator
 
     def write_ahead(self, regeneration: int) -> None:
         """Write a later window's first attempts now and validate them in the background."""
@@ -440,7 +462,7 @@ class Run:
         self.state.next_candidates = candidates
         self.pending = self.background.submit(
             validate_round,
-            self.validator,
+            self.designs_validator(),
             candidates,
             find_copies(candidates, self.memory),
             self.memory,
@@ -488,14 +510,14 @@ class Run:
         Training plays share seeds in runs of ``plays_per_seed``; evaluation plays never do.
         """
         config = self.config
-        source = config.hint_source
+        source: HintSource = "hinter" if config.play.hint_source == "hinter" else "program"
         specs = []
         for env in pool:
-            difficulty = env.difficulty or config.solver_difficulty
+            difficulty = env.difficulty or config.play.solver_difficulty
             options = {"difficulty": difficulty} if difficulty else None
-            turns = min(env.max_turns, config.max_episode_turns)
+            turns = min(env.max_turns, config.play.max_episode_turns)
             count = plays if env.plays is None else env.plays
-            shared = 1 if evaluation else config.plays_per_seed
+            shared = 1 if evaluation else config.play.plays_per_seed
             seeds = [
                 episode_seed(config.seed, iteration, env.key, k // shared, evaluation)
                 for k in range(count)
@@ -508,9 +530,9 @@ class Run:
                 ]
         return specs
 
-    def play(self, it: int, with_hints: bool, watch: Stopwatch) -> list[Any]:
+    def play(self, it: int, with_hints: bool, watch: Stopwatch) -> list[Episode]:
         """Every pool environment's plays of this iteration."""
-        specs = self.specs(self.state.pool, it, self.config.plays_per_env, with_hints)
+        specs = self.specs(self.state.pool, it, self.config.play.plays_per_env, with_hints)
         hinted = sum(s.hint_play for s in specs)
         self.say(f"solver: {len(specs)} episode(s), {hinted} hinted, {len(self.state.pool)} env(s)")
         clock: dict[str, float] = {}
@@ -518,7 +540,7 @@ class Run:
             specs,
             self.sandbox,
             self.solver,
-            history_turns=self.config.history_turns,
+            history_turns=self.config.play.history_turns,
             hinter=self.hinter,
             timings=clock,
         )
@@ -527,17 +549,17 @@ class Run:
         self.log_episodes(episodes, it)
         return episodes
 
-    def log_episodes(self, episodes: list[Any], it: int) -> None:
-        """Write ``log_episodes`` of them to ``episodes.jsonl``, taking environments in turn."""
-        if self.config.log_episodes <= 0:
+    def log_episodes(self, episodes: list[Episode], it: int) -> None:
+        """Write ``logging.log_episodes`` of them to ``episodes.jsonl``, environments in turn."""
+        if self.config.logging.log_episodes <= 0:
             return
-        by_env: dict[str, list[Any]] = {}
+        by_env: dict[str, list[Episode]] = {}
         for episode in episodes:
             if not episode.dropped:
                 by_env.setdefault(episode.spec.env_key, []).append(episode)
         chosen = [e for round_ in itertools.zip_longest(*by_env.values()) for e in round_ if e]
         with (self.workspace / "episodes.jsonl").open("a", encoding="utf-8") as log:
-            for episode in chosen[: self.config.log_episodes]:
+            for episode in chosen[: self.config.logging.log_episodes]:
                 record = {
                     "iteration": it,
                     "env": episode.spec.env_key,
@@ -556,7 +578,7 @@ class Run:
                 }
                 log.write(json.dumps(record) + "\n")
 
-    def record(self, episodes: list[Any], it: int) -> dict[str, float]:
+    def record(self, episodes: list[Episode], it: int) -> dict[str, float]:
         """Win rates to the memory and the designer's window; the ``solver/`` metrics."""
         played = [e for e in episodes if not e.dropped]
         plain = [e for e in played if not e.spec.hint_play]
@@ -610,7 +632,7 @@ class Run:
 
     # -- 4-5. advantages -----------------------------------------------------------------------
 
-    def solver_samples(self, episodes: list[Any]) -> tuple[list[Sample], int]:
+    def solver_samples(self, episodes: list[Episode]) -> tuple[list[Sample], int]:
         """Samples of the plain plays: GRPO z-scores per environment, RAE for two-player games.
 
         Episodes that ended in an environment failure are left out: the failure is the
@@ -621,7 +643,7 @@ class Run:
         """
         played = [e for e in episodes if not e.spec.hint_play and e.error is None and e.turns]
         single = [e for e in played if e.num_players == 1]
-        per_seed = self.config.plays_per_seed > 1
+        per_seed = self.config.play.plays_per_seed > 1
         advantages = solver_advantages(
             [e.outcome[0] for e in single],
             [(e.spec.env_key, e.spec.seed) if per_seed else e.spec.env_key for e in single],
@@ -664,25 +686,28 @@ class Run:
         ]
         rewards = [
             designer_reward(
-                config.designer_reward,
+                config.rewards.designer_reward,
                 p.plain,
                 p.hint,
                 matched=p.matched,
                 floor=c.floor,
-                adjusted=config.chance_adjusted_rewards,
+                adjusted=config.rewards.chance_adjusted,
                 valid=c.accepted,
                 failed=p.failed,
-                invalid_reward=config.invalid_reward,
-                timeout_penalty=config.timeout_penalty,
+                invalid_reward=config.rewards.invalid_reward,
+                timeout_penalty=config.rewards.timeout_penalty,
             )
             for c, p in rated
         ]
         trained = [not c.scripted for c, _ in rated]
         scored = [c for (c, _), t in zip(rated, trained, strict=True) if t]
         scale = 1.0
-        if config.loss_aggregation == "token_mean":
+        if config.ppo.loss_aggregation == "token_mean":
             scale = designer_scale(
-                trajectories, len(scored), config.regen_interval, config.designer_scale_cap
+                trajectories,
+                len(scored),
+                config.pool.regen_interval,
+                config.rewards.designer_scale_cap,
             )
         advantages = designer_advantages(rewards, [c.skill for c, _ in rated], scale)
         samples = [
@@ -703,15 +728,15 @@ class Run:
     # -- 8. evaluation -------------------------------------------------------------------------
 
     def evaluation_pool(self, envs: list[LibraryEnv]) -> list[PoolEnv]:
-        """The first ``eval_envs`` one-player environments that load.
+        """The first ``evaluation.envs`` one-player environments that load.
 
         Two-player games are left out: with the model in both seats their mean is zero by
         construction.
         """
         pool = [e for e in describe(self.sandbox, envs) if e.num_players == 1]
-        return pool[: self.config.eval_envs]
+        return pool[: self.config.evaluation.envs]
 
-    def evaluation_episodes(self, plays: int, watch: Stopwatch | None = None) -> list[Any]:
+    def evaluation_episodes(self, plays: int, watch: Stopwatch | None = None) -> list[Episode]:
         """``plays`` plain plays per evaluation environment, on seeds training never draws."""
         specs = self.specs(self.eval_pool, -1, plays, False, evaluation=True)
         clock: dict[str, float] = {}
@@ -719,7 +744,7 @@ class Run:
             specs,
             self.sandbox,
             self.eval_solver,
-            history_turns=self.config.history_turns,
+            history_turns=self.config.play.history_turns,
             timings=clock,
         )
         if watch is not None:
@@ -727,8 +752,10 @@ class Run:
         return episodes
 
     def evaluate(self, watch: Stopwatch) -> dict[str, float]:
-        """The periodic evaluation's metrics (``eval_plays`` per environment)."""
-        outcomes = [e.outcome[0] for e in self.evaluation_episodes(self.config.eval_plays, watch)]
+        """The periodic evaluation's metrics (``evaluation.plays`` per environment)."""
+        outcomes = [
+            e.outcome[0] for e in self.evaluation_episodes(self.config.evaluation.plays, watch)
+        ]
         return {
             "solver/eval_win_rate": mean(outcomes),
             "solver/eval_solve_rate": solve_rate(outcomes),
@@ -736,7 +763,7 @@ class Run:
         }
 
 
-def quarantined_keys(episodes: list[Any]) -> set[str]:
+def quarantined_keys(episodes: list[Episode]) -> set[str]:
     """The environments whose play ended in a watchdog quarantine (``spadegym.sandbox``)."""
     return {e.spec.env_key for e in episodes if e.error_kind == "quarantined"}
 
@@ -755,7 +782,7 @@ def _designer_sample(candidate: Candidate, advantage: float) -> Sample:
     )
 
 
-def _sample(completion: Any, advantage: float) -> Sample:
+def _sample(completion: Completion, advantage: float) -> Sample:
     """A solver sample from an engine completion."""
     return Sample(
         "solver",
@@ -770,8 +797,8 @@ def train(config: TrainConfig) -> list[dict[str, float]]:
     """Run (or resume) ``config.iterations`` iterations and return each one's metrics."""
     workspace, checkpoint = ckpt.prepare_workspace(config)
     seed_everything(config.seed)
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    if config.model.torch_threads:
+        torch.set_num_threads(config.model.torch_threads)
     history: list[dict[str, float]] = []
     with contextlib.ExitStack() as resources:  # closed in reverse order, however the run ends
         # The run's registry is its workspace's: the user's own environments neither shadow
@@ -797,8 +824,8 @@ def evaluate_run(config: TrainConfig, plays: int) -> dict[str, list[float]]:
     workspace.mkdir(parents=True, exist_ok=True)
     checkpoint = ckpt.latest_checkpoint(workspace)
     seed_everything(config.seed)
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    if config.model.torch_threads:
+        torch.set_num_threads(config.model.torch_threads)
     outcomes: dict[str, list[float]] = {}
     with contextlib.ExitStack() as resources:
         resources.enter_context(use_home(workspace))

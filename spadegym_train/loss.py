@@ -4,15 +4,15 @@ Per token: ``ratio = exp(logp - logp_old)``, surrogate ``min(ratio * A, clip(rat
 1 + 0.28) * A)``, weighted by the truncated importance weight
 ``w = min(exp(logp_old - logp_engine), tis_cap)`` (the engine that sampled a reply and the
 learner disagree slightly about its probability: kernels, precision, batching), plus
-``kl_coef`` times the k3 estimate of KL to the reference (the base model, adapters disabled).
+``ppo.kl_coef`` times the k3 estimate of KL to the reference (the base model, adapters disabled).
 ``logp_old`` is the learner's log-prob under the weights that sampled the reply: computed just
-before the update for the iteration's fresh samples (so the first of the ``ppo_epochs``
+before the update for the iteration's fresh samples (so the first of the ``ppo.epochs``
 optimizer steps has ratio 1 and the later ones clip; with one epoch the update's own forward
 pass gives it), and at generation time for the designer's samples, which train at the end of
 their window. Logits are computed only from the first position that predicts a response
 token. A learning rate of 0 (a control run) skips the update: it could not change a weight.
 
-Aggregation (``loss_aggregation``): ``token_mean`` divides the summed token losses by every
+Aggregation (``ppo.loss_aggregation``): ``token_mean`` divides the summed token losses by every
 response token of the iteration (DAPO's token-level mean, as SPADE), ``role_mean`` averages
 each role's tokens apart and adds the two means. Micro-batches accumulate gradients; one
 optimizer step per epoch. Log-probs use the sampling temperature, so ratios refer to the
@@ -23,11 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from spadegym.errors import ConfigError
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 ROLES = ("designer", "solver")
 
@@ -213,32 +216,36 @@ def clipped_loss(
     return (per_token * mask).sum(), stats
 
 
-def make_optimizer(config: Any, parameters: list[torch.nn.Parameter]) -> torch.optim.Optimizer:
+def make_optimizer(
+    config: TrainConfig, parameters: list[torch.nn.Parameter]
+) -> torch.optim.Optimizer:
     """AdamW, or bitsandbytes' 8-bit (paged) AdamW, over the LoRA weights."""
-    if config.optimizer == "adamw":
+    if config.ppo.optimizer == "adamw":
         return torch.optim.AdamW(
-            parameters, lr=config.learning_rate, weight_decay=config.weight_decay
+            parameters, lr=config.ppo.learning_rate, weight_decay=config.ppo.weight_decay
         )
     try:
         import bitsandbytes as bnb
     except ImportError as exc:
         raise ConfigError(
-            f"optimizer={config.optimizer!r} needs bitsandbytes; pip install "
-            "bitsandbytes or use optimizer=adamw."
+            f"ppo.optimizer={config.ppo.optimizer!r} needs bitsandbytes; pip install "
+            "bitsandbytes or use ppo.optimizer=adamw."
         ) from exc
     cls = (
-        bnb.optim.PagedAdamW8bit if config.optimizer == "paged_adamw_8bit" else bnb.optim.AdamW8bit
+        bnb.optim.PagedAdamW8bit
+        if config.ppo.optimizer == "paged_adamw_8bit"
+        else bnb.optim.AdamW8bit
     )
-    return cls(parameters, lr=config.learning_rate, weight_decay=config.weight_decay)
+    return cls(parameters, lr=config.ppo.learning_rate, weight_decay=config.ppo.weight_decay)
 
 
 def update(
-    policy: Any, optimizer: torch.optim.Optimizer, samples: Sequence[Sample], config: Any
+    policy: Any, optimizer: torch.optim.Optimizer, samples: Sequence[Sample], config: TrainConfig
 ) -> dict[str, float]:
-    """One iteration's update: ``ppo_epochs`` optimizer steps over ``samples``.
+    """One iteration's update: ``ppo.epochs`` optimizer steps over ``samples``.
 
     Samples with a zero advantage are dropped (they carry no gradient, as in SPIRAL); with
-    ``learning_rate`` 0 nothing is computed.
+    ``ppo.learning_rate`` 0 nothing is computed.
 
     Returns:
         ``loss/...`` metrics: the loss, clip fraction, mean ratio, importance weights, KL and
@@ -247,10 +254,12 @@ def update(
     """
     samples = [s for s in samples if s.advantage != 0.0 and s.response_ids]
     metrics: dict[str, float] = {"loss/samples": float(len(samples))}
-    if not samples or config.learning_rate == 0:
+    if not samples or config.ppo.learning_rate == 0:
         return metrics  # learning rate 0 (a control run): the weights could not change
-    if config.ppo_epochs > 1:
-        fill_old_logprobs(policy, samples, config.micro_batch_size, config.temperature)
+    if config.ppo.epochs > 1:
+        fill_old_logprobs(
+            policy, samples, config.ppo.micro_batch_size, config.generation.temperature
+        )
     pad = policy.tokenizer.pad_token_id
     params = policy.lora_parameters()
     # By length within a role: micro-batches of like lengths waste less on padding.
@@ -260,24 +269,24 @@ def update(
     all_tokens = sum(tokens.values())
     keys = ("loss", "clipped", "ratio", "kl", "tis", "entropy")
     totals = {role: dict.fromkeys(keys, 0.0) for role in ROLES}
-    for epoch in range(config.ppo_epochs):
+    for epoch in range(config.ppo.epochs):
         optimizer.zero_grad(set_to_none=True)
         for role, group in groups.items():
             if not group:
                 continue
             # token_mean: one mean over every token of the iteration; role_mean: per role.
-            divisor = all_tokens if config.loss_aggregation == "token_mean" else tokens[role]
+            divisor = all_tokens if config.ppo.loss_aggregation == "token_mean" else tokens[role]
             policy.use(role)
-            for batch in _batches(group, config.micro_batch_size):
+            for batch in _batches(group, config.ppo.micro_batch_size):
                 ids, attention, response, start = _pad(batch, pad, policy.device)
                 ref = None
-                if config.kl_coef > 0:
+                if config.ppo.kl_coef > 0:
                     with torch.no_grad(), policy.reference():
                         ref = token_logprobs(
-                            policy.model, ids, attention, config.temperature, start
+                            policy.model, ids, attention, config.generation.temperature, start
                         )
                 policy.model.train()
-                logits = _logits(policy.model, ids, attention, config.temperature, start)
+                logits = _logits(policy.model, ids, attention, config.generation.temperature, start)
                 logp = _gather(logits, ids, start)
                 if epoch == 0:
                     entropy = token_entropy(logits)
@@ -287,28 +296,28 @@ def update(
                 old = _per_token(batch, "old_logprobs", logp.detach(), response)
                 # Samples without engine log-probs get weight 1 (engine := old there).
                 engine = _per_token(batch, "engine_logprobs", old, response)
-                weights = importance_weights(old, engine, config.tis_cap)
+                weights = importance_weights(old, engine, config.ppo.tis_cap)
                 advantage = torch.tensor([s.advantage for s in batch], device=logp.device)
                 loss, stats = clipped_loss(
                     logp,
                     old,
                     advantage,
                     response,
-                    config.clip_eps_low,
-                    config.clip_eps_high,
+                    config.ppo.clip_eps_low,
+                    config.ppo.clip_eps_high,
                     ref,
-                    config.kl_coef,
+                    config.ppo.kl_coef,
                     weights,
                 )
                 (loss / divisor).backward()
                 totals[role]["loss"] += float(loss.detach())
                 for key in ("clipped", "ratio", "kl", "tis"):
                     totals[role][key] += stats.get(key, 0.0)
-        norm = torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+        norm = torch.nn.utils.clip_grad_norm_(params, config.ppo.max_grad_norm)
         optimizer.step()
         metrics["loss/grad_norm"] = float(norm)
     policy.model.eval()
-    epochs = config.ppo_epochs
+    epochs = config.ppo.epochs
     for role in ROLES:
         if not groups[role]:
             continue

@@ -13,7 +13,10 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 PREFIXES = ("designer/", "solver/", "validate/", "loss/", "time/", "curriculum/")
 
@@ -26,12 +29,12 @@ class MetricsLogger:
         config: the run's ``TrainConfig`` (``tensorboard``, ``wandb``, ``console``).
     """
 
-    def __init__(self, workspace: str | Path, config: Any):
+    def __init__(self, workspace: str | Path, config: TrainConfig):
         self.path = Path(workspace) / "metrics.jsonl"
-        self.console = config.console
+        self.console = config.logging.console
         self.tensorboard = None
         self.wandb = None
-        if config.tensorboard:
+        if config.logging.tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter
 
@@ -41,7 +44,7 @@ class MetricsLogger:
                     "tensorboard is not installed; metrics go to metrics.jsonl only.",
                     file=sys.stderr,
                 )
-        if config.wandb:
+        if config.logging.wandb:
             try:
                 import wandb
             except ImportError:
@@ -50,7 +53,7 @@ class MetricsLogger:
                 from spadegym_train.config import to_dict
 
                 self.wandb = wandb.init(
-                    project=config.wandb_project, config=to_dict(config), dir=str(workspace)
+                    project=config.logging.wandb_project, config=to_dict(config), dir=str(workspace)
                 )
 
     def log(self, iteration: int, metrics: dict[str, float]) -> None:

@@ -1,7 +1,7 @@
 """The policy: one base model (4-bit NF4 on request) with LoRA adapters, and its reference.
 
 One shared adapter serves the designer and the solver by default; with
-``separate_adapters`` they get one each. The hint writer uses no adapter: it is the base model
+``lora.separate_adapters`` they get one each. The hint writer uses no adapter: it is the base model
 with its adapters disabled (``engines.base.BASE_ROLE``), so training never shapes it
 (``hinter``). The reference policy of the optional KL term is that same adapter-free model, so
 no second copy is held. LoRA is never merged into the base: merging into 4-bit
@@ -26,23 +26,23 @@ ROLES = ("designer", "solver")
 
 
 def resolve_device(config: TrainConfig) -> torch.device:
-    """The device ``config.device`` names (``"auto"``: CUDA when available)."""
-    if config.device == "auto":
+    """The device ``config.model.device`` names (``"auto"``: CUDA when available)."""
+    if config.model.device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    device = torch.device(config.device)
+    device = torch.device(config.model.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError(
-            f"device={config.device!r} but CUDA is not available here; use "
-            "device=cpu (and preset tiny-cpu) or run on a GPU machine."
+            f"model.device={config.model.device!r} but CUDA is not available here; use "
+            "model.device=cpu (and preset tiny-cpu) or run on a GPU machine."
         )
     return device
 
 
 def compute_dtype(config: TrainConfig, device: torch.device) -> torch.dtype:
-    """bfloat16 on CUDA and float32 on CPU unless ``config.dtype`` names one."""
-    if config.dtype == "auto":
+    """bfloat16 on CUDA and float32 on CPU unless ``config.model.dtype`` names one."""
+    if config.model.dtype == "auto":
         return torch.bfloat16 if device.type == "cuda" else torch.float32
-    return getattr(torch, config.dtype)
+    return getattr(torch, config.model.dtype)
 
 
 @dataclass
@@ -110,14 +110,14 @@ class Policy:
 
 
 def build_tokenizer(config: TrainConfig) -> Any:
-    """The tokenizer of ``config.model`` (the character tokenizer for a random model)."""
-    if config.model == RANDOM_MODEL:
+    """The tokenizer of ``config.model.name`` (the character tokenizer for a random model)."""
+    if config.model.name == RANDOM_MODEL:
         from spadegym_train.tokenizer import char_tokenizer
 
         return char_tokenizer()
     from spadegym.llm.local_model import load_tokenizer, resolve_local_model
 
-    return load_tokenizer(resolve_local_model(config.model))
+    return load_tokenizer(resolve_local_model(config.model.name))
 
 
 def base_model_path(config: TrainConfig, tokenizer: Any, workspace: Path) -> str:
@@ -129,11 +129,11 @@ def base_model_path(config: TrainConfig, tokenizer: Any, workspace: Path) -> str
     device placement, and vLLM all read plain files.
     """
     folder = workspace / "base"
-    if config.model == RANDOM_MODEL:
+    if config.model.name == RANDOM_MODEL:
         return save_random_base(config, tokenizer, folder)
     from spadegym.llm.local_model import load_trainable_causal_lm, resolve_local_model
 
-    local = resolve_local_model(config.model)
+    local = resolve_local_model(config.model.name)
     if local.gguf_file is None:
         return local.path
     if not (folder / "config.json").exists():
@@ -154,7 +154,7 @@ def save_random_base(config: TrainConfig, tokenizer: Any, folder: Path) -> str:
         return str(folder)
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    fields = dict(config.random_model_config)
+    fields = dict(config.model.random_config)
     model_type = fields.pop("model_type")
     model_config = AutoConfig.for_model(
         model_type,
@@ -210,40 +210,40 @@ def load_policy(config: TrainConfig, workspace: str | Path) -> Policy:
     tokenizer = build_tokenizer(config)
     path = base_model_path(config, tokenizer, Path(workspace))
     kwargs: dict[str, Any] = {"dtype": dtype}
-    if config.load_in_4bit:
+    if config.model.load_in_4bit:
         from transformers import BitsAndBytesConfig
 
         kwargs["quantization_config"] = BitsAndBytesConfig(
             load_in_4bit=True,
             bnb_4bit_quant_type="nf4",
-            bnb_4bit_use_double_quant=config.bnb_double_quant,
+            bnb_4bit_use_double_quant=config.model.bnb_double_quant,
             bnb_4bit_compute_dtype=dtype,
         )
         kwargs["device_map"] = {"": device.index or 0} if device.type == "cuda" else {"": "cpu"}
-    model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
-    if not config.load_in_4bit:
+    model: Any = AutoModelForCausalLM.from_pretrained(path, **kwargs)  # then the peft wrapper
+    if not config.model.load_in_4bit:
         model.to(device)
-    if config.load_in_4bit and device.type == "cpu":
+    if config.model.load_in_4bit and device.type == "cpu":
         keep_4bit_differentiable(model)
-    if config.load_in_4bit:
+    if config.model.load_in_4bit:
         model = prepare_model_for_kbit_training(
             model,
-            use_gradient_checkpointing=config.gradient_checkpointing,
+            use_gradient_checkpointing=config.model.gradient_checkpointing,
             gradient_checkpointing_kwargs={"use_reentrant": False},
         )
-    elif config.gradient_checkpointing:
+    elif config.model.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     lora = LoraConfig(
-        r=config.lora_r,
-        lora_alpha=config.lora_alpha,
-        lora_dropout=config.lora_dropout,
-        target_modules=list(config.lora_target_modules),
+        r=config.lora.r,
+        lora_alpha=config.lora.alpha,
+        lora_dropout=config.lora.dropout,
+        target_modules=list(config.lora.target_modules),
         bias="none",
         task_type="CAUSAL_LM",
     )
     adapters = (
         {"designer": "designer", "solver": "solver"}
-        if config.separate_adapters
+        if config.lora.separate_adapters
         else {"designer": "shared", "solver": "shared"}
     )
     names = sorted(set(adapters.values()))

@@ -7,7 +7,7 @@ outcomes as they are, two-player results in [-1, 1] mapped to (r + 1) / 2 first
 is the contract's ``is_solved``; win rate is the mean outcome.
 
 **Chance-adjusted rates** (``adjusted=True``, the trainer's default,
-``TrainConfig.chance_adjusted_rewards``). A game that hides a ball under one of three cups with
+``TrainConfig.rewards.chance_adjusted``). A game that hides a ball under one of three cups with
 nothing to observe gives every policy, a uniform guesser included, a win rate of 0.5 under the
 two-try scheme: on raw rates it would earn 0.6 of the maximum ``spade_blend``, 0.667
 ``learnability`` and 0.96 ``spice_variance`` without teaching anything. Adjusted, every rate is
@@ -235,7 +235,9 @@ def designer_reward(
         timeout_penalty: the reward of an environment that failed in play.
     """
     if name not in DESIGNER_REWARDS:
-        raise ConfigError(f"designer_reward={name!r} is not one of {', '.join(DESIGNER_REWARDS)}.")
+        raise ConfigError(
+            f"rewards.designer_reward={name!r} is not one of {', '.join(DESIGNER_REWARDS)}."
+        )
     if not valid:
         return invalid_reward
     if failed:

@@ -8,16 +8,19 @@ model, the vLLM engine reloads the adapter files written after each update.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym_train.engines.base import Completion, GenerationEngine
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 __all__ = ["Completion", "GenerationEngine", "make_engine"]
 
 
-def make_engine(config: Any, policy: Any, workspace: str) -> GenerationEngine:
-    """The engine ``config.engine`` names, over ``policy``."""
-    if config.engine == "vllm":
+def make_engine(config: TrainConfig, policy: Any, workspace: str) -> GenerationEngine:
+    """The engine ``config.generation.engine`` names, over ``policy``."""
+    if config.generation.engine == "vllm":
         from spadegym_train.engines.vllm import VLLMEngine
 
         return VLLMEngine(config, policy, workspace)

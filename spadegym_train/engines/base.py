@@ -50,7 +50,7 @@ class GenerationEngine(Protocol):
         """Sample one reply per prompt with the adapter of ``role`` (``"base"``: none).
 
         ``temperature``: this call's sampling temperature (``None``: the run's); the hinter
-        samples at ``hint_temperature``.
+        samples at ``generation.hint_temperature``.
         """
         ...
 

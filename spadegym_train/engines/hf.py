@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from spadegym.llm.tokens import left_pad
 from spadegym_train.engines.base import BASE_ROLE, Completion, trim_response
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 
 class LogprobRecorder:
@@ -53,7 +56,7 @@ class HFEngine:
     completion carries the log-probs it was sampled with.
     """
 
-    def __init__(self, config: Any, policy: Any):
+    def __init__(self, config: TrainConfig, policy: Any):
         self.config = config
         self.policy = policy
         tokenizer = policy.tokenizer
@@ -72,8 +75,8 @@ class HFEngine:
         processors: list[Any] = []
         if temperature != 1.0:
             processors.append(TemperatureLogitsWarper(temperature))
-        if self.config.top_p < 1.0:
-            processors.append(TopPLogitsWarper(self.config.top_p))
+        if self.config.generation.top_p < 1.0:
+            processors.append(TopPLogitsWarper(self.config.generation.top_p))
         return LogitsProcessorList([*processors, recorder]), recorder
 
     @torch.no_grad()
@@ -89,14 +92,14 @@ class HFEngine:
         ``temperature``: this call's (``None``: the run's ``temperature``).
         """
         policy = self.policy
-        temperature = self.config.temperature if temperature is None else temperature
+        temperature = self.config.generation.temperature if temperature is None else temperature
         base = role == BASE_ROLE
         if not base:
             policy.use(role)
         policy.model.eval()
         order = sorted(range(len(prompts)), key=lambda k: len(prompts[k]))
         results: list[Completion | None] = [None] * len(prompts)
-        size = self.config.generation_batch_size
+        size = self.config.generation.batch_size
         for start in range(0, len(order), size):
             chunk = order[start : start + size]
             ids, mask = left_pad([prompts[k] for k in chunk], self.pad_id)

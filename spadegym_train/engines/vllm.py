@@ -1,12 +1,12 @@
 """``VLLMEngine``: vLLM sampling with the LoRA adapters loaded per request (GPU, optional).
 
-The base model is loaded once by vLLM (4-bit through bitsandbytes when the run is 4-bit). After
-each update the trainer writes the adapters to ``workspace/adapters/step-N``; the next request
-names that folder under a new LoRA id, so vLLM never serves a stale adapter. Nothing is merged.
-Only the newest ``vllm_keep_adapters`` folders stay on disk. The ``"base"`` role (the hinter)
-samples without any adapter. Each completion carries vLLM's log-probs of its tokens, after
-temperature and top-p (``logprobs_mode="processed_logprobs"``, required: a vLLM without it is
-refused), for truncated importance sampling against the learner's.
+The base model is loaded once by vLLM (4-bit through bitsandbytes when the run is 4-bit). After each
+update the trainer writes the adapters to ``workspace/adapters/step-N``; the next request names that
+folder under a new LoRA id, so vLLM never serves a stale adapter. Nothing is merged. Only the newest
+``generation.vllm_keep_adapters`` folders stay on disk. The ``"base"`` role (the hinter) samples
+without any adapter. Each completion carries vLLM's log-probs of its tokens, after temperature and
+top-p (``logprobs_mode="processed_logprobs"``, required: a vLLM without it is refused), for
+truncated importance sampling against the learner's.
 
 Not run in this project's CI (it needs a CUDA GPU and the ``[vllm]`` extra).
 """
@@ -17,29 +17,33 @@ import dataclasses
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ConfigError
 from spadegym_train.engines.base import BASE_ROLE, Completion, trim_response
+
+if TYPE_CHECKING:
+    from spadegym_train.config import TrainConfig
 
 
 class VLLMEngine:
     """Generation through ``vllm.LLM`` sharing the GPU with the training model.
 
     Args:
-        config: the run's ``TrainConfig`` (``vllm_gpu_memory_utilization`` bounds vLLM's share).
+        config: the run's ``TrainConfig`` (``generation.vllm_gpu_memory_utilization`` bounds
+            vLLM's share).
         policy: the training policy, whose adapters are saved for vLLM after each update.
         workspace: the run folder; adapters go to ``adapters/step-N`` under it.
     """
 
-    def __init__(self, config: Any, policy: Any, workspace: str):
+    def __init__(self, config: TrainConfig, policy: Any, workspace: str):
         try:
             from vllm import LLM, SamplingParams
             from vllm.lora.request import LoRARequest
         except ImportError as exc:
             raise ConfigError(
-                "engine='vllm' needs vLLM: pip install 'spadegym[vllm]' (on a "
-                "CUDA machine), or use engine='hf'."
+                "generation.engine='vllm' needs vLLM: pip install 'spadegym[vllm]' (on a "
+                "CUDA machine), or use generation.engine='hf'."
             ) from exc
         self._sampling = SamplingParams
         self._lora_request = LoRARequest
@@ -49,16 +53,18 @@ class VLLMEngine:
         kwargs = engine_options(config, _engine_arg_names())
         self.llm = LLM(
             model=policy.base_path,
-            tokenizer=policy.base_path if Path(policy.base_path).exists() else config.model,
+            tokenizer=policy.base_path if Path(policy.base_path).exists() else config.model.name,
             enable_lora=True,
-            max_lora_rank=config.lora_r,
+            max_lora_rank=config.lora.r,
             max_loras=len(set(policy.adapters.values())),
-            gpu_memory_utilization=config.vllm_gpu_memory_utilization,
+            gpu_memory_utilization=config.generation.vllm_gpu_memory_utilization,
             seed=config.seed,
             dtype="bfloat16",
             enable_prefix_caching=True,
-            max_model_len=config.max_prompt_tokens
-            + max(config.designer_max_new_tokens, config.solver_max_new_tokens),
+            max_model_len=config.generation.max_prompt_tokens
+            + max(
+                config.generation.designer_max_new_tokens, config.generation.solver_max_new_tokens
+            ),
             **kwargs,
         )
         self.requests: dict[str, Any] = {}
@@ -77,7 +83,7 @@ class VLLMEngine:
             self.requests[name] = self._lora_request(f"{name}-{step}", self._next_id, folder)
             self._next_id += 1
         self.saved.append(target)
-        self.saved = prune_adapters(self.saved, self.config.vllm_keep_adapters)
+        self.saved = prune_adapters(self.saved, self.config.generation.vllm_keep_adapters)
 
     def generate(
         self,
@@ -91,8 +97,8 @@ class VLLMEngine:
         ``temperature``: this call's (``None``: the run's).
         """
         params = self._sampling(
-            temperature=self.config.temperature if temperature is None else temperature,
-            top_p=self.config.top_p,
+            temperature=self.config.generation.temperature if temperature is None else temperature,
+            top_p=self.config.generation.top_p,
             max_tokens=max_new_tokens,
             stop_token_ids=sorted(self.stop_ids),
             logprobs=0,  # the sampled token's own log-prob
@@ -131,7 +137,7 @@ def _engine_arg_names() -> set[str]:
     return {f.name for f in dataclasses.fields(EngineArgs)}
 
 
-def engine_options(config: Any, arg_names: set[str]) -> dict[str, Any]:
+def engine_options(config: TrainConfig, arg_names: set[str]) -> dict[str, Any]:
     """Keyword arguments of ``vllm.LLM`` beyond the model's: quantisation and log-prob mode.
 
     Args:
@@ -144,12 +150,12 @@ def engine_options(config: Any, arg_names: set[str]) -> dict[str, Any]:
     """
     if "logprobs_mode" not in arg_names:
         raise ConfigError(
-            "engine='vllm' needs a vLLM with logprobs_mode (0.10.2 or later): older ones return "
-            "log-probs before the temperature, which biases the importance weights. Upgrade "
-            "vLLM (pip install -U 'spadegym[vllm]') or use engine='hf'."
+            "generation.engine='vllm' needs a vLLM with logprobs_mode (0.10.2 or later): older "
+            "ones return log-probs before the temperature, which biases the importance weights. "
+            "Upgrade vLLM (pip install -U 'spadegym[vllm]') or use generation.engine='hf'."
         )
     options: dict[str, Any] = {"logprobs_mode": LOGPROBS_MODE}
-    if config.load_in_4bit:
+    if config.model.load_in_4bit:
         options["quantization"] = "bitsandbytes"
     return options
 
@@ -164,7 +170,8 @@ def _sampled_logprobs(sample: Any, response: list[int]) -> list[float] | None:
         entry = step.get(token) if isinstance(step, dict) else None
         if entry is None:
             return None
-        values.append(float(getattr(entry, "logprob", entry)))
+        logprob: Any = getattr(entry, "logprob", entry)  # a Logprob, or the float itself
+        values.append(float(logprob))
     return values if len(values) == len(response) else None
 
 

@@ -27,18 +27,22 @@ def _seeded():
 
 @pytest.fixture
 def tiny(tmp_path):
-    """A function: ``tiny(**overrides)`` -> the tiny-cpu config in ``tmp_path``."""
+    """``tiny(settings, **top)`` -> the tiny-cpu config in ``tmp_path``.
+
+    ``settings`` maps dotted keys (``{"ppo.epochs": 1}``); top-level fields may come as keywords.
+    """
     from spadegym_train.config import load_config
 
-    def make(**overrides):
+    def make(settings=None, **top):
         values = {
             "workspace": str(tmp_path / "run"),
-            "corpus": str(CORPUS),
-            "scripted_designer": str(ROOT / "examples" / "good" / "*.py"),
-            "console": False,
-            "tensorboard": False,
+            "design.corpus": str(CORPUS),
+            "design.scripted": str(ROOT / "examples" / "good" / "*.py"),
+            "logging.console": False,
+            "logging.tensorboard": False,
         }
-        values.update(overrides)
+        values.update(settings or {})
+        values.update(top)
         return load_config(preset="tiny-cpu", overrides=values)
 
     return make

@@ -21,7 +21,12 @@ def bench():
     return module
 
 
-CONFIG = SimpleNamespace(seed=1, model="smollm2", iterations=12, learning_rate=1e-3)
+CONFIG = SimpleNamespace(
+    seed=1,
+    model=SimpleNamespace(name="smollm2"),
+    iterations=12,
+    ppo=SimpleNamespace(learning_rate=1e-3),
+)
 BEFORE = {"A-v0": [0.0] * 8, "B-v0": [0.0] * 8}
 
 

@@ -120,11 +120,11 @@ def test_the_pool_spreads_equal_compute_by_priority():
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"signal": "fun"}, "curriculum_signal='fun' is not one of"),
-        ({"min_plays": 9, "window": 8}, "curriculum_min_plays=9 must lie in"),
-        ({"mastery": 0.0, "failure": 0.0}, "must be below curriculum_mastery"),
+        ({"signal": "fun"}, "curriculum.signal='fun' is not one of"),
+        ({"min_plays": 9, "window": 8}, "curriculum.min_plays=9 must lie in"),
+        ({"mastery": 0.0, "failure": 0.0}, "must be below curriculum.mastery"),
         ({"start": 4, "top": 3}, "1 <= start <= top <= 5"),
-        ({"explore": 2.0}, "curriculum_explore=2.0 must lie in"),
+        ({"explore": 2.0}, "curriculum.explore=2.0 must lie in"),
     ],
 )
 def test_bad_settings_are_named(settings, message):

@@ -12,11 +12,14 @@ def test_the_prompt_budget_is_checked_and_the_short_prompt_fits(tiny):
 
     config = tiny()  # the character tokenizer: a token per character
     tokenizer = load_policy(config, config.workspace).tokenizer
-    corpus = load_corpus(config.corpus)
+    corpus = load_corpus(config.design.corpus)
     problem = prompt_budget_problem(config, tokenizer, corpus)
-    assert problem is not None and "max_prompt_tokens=384 keeps only their last 384" in problem
-    assert "designer_prompt=short" in problem
-    short = tiny(designer_prompt="short", max_prompt_tokens=4000)
+    assert (
+        problem is not None
+        and "generation.max_prompt_tokens=384 keeps only their last 384" in problem
+    )
+    assert "design.prompt=short" in problem
+    short = tiny({"design.prompt": "short", "generation.max_prompt_tokens": 4000})
     assert prompt_budget_problem(short, tokenizer, corpus) is None
     text = short_design_messages("Logical_Deduction", "A long document. " * 200)[1]["content"]
     assert "Logical_Deduction" in text and "class AppleSumEnv" in text and len(text) < 2000

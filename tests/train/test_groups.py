@@ -1,4 +1,4 @@
-"""GRPO groups of replies to one instance (``plays_per_seed``) and the evaluation temperature."""
+"""GRPO groups of replies to one instance (``play.plays_per_seed``), the evaluation temperature."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ POOL = [PoolEnv("A-v0", "", "s", 1, 2), PoolEnv("B-v0", "", "s", 1, 2)]
 
 
 def test_training_plays_share_seeds_in_runs_of_plays_per_seed(tiny):
-    run = bare_run(tiny(plays_per_seed=3))
+    run = bare_run(tiny({"play.plays_per_seed": 3}))
     specs = run.specs(POOL, 5, 7, False)
     for key in ("A-v0", "B-v0"):
         seeds = [s.seed for s in specs if s.env_key == key]
@@ -34,13 +34,13 @@ def test_training_plays_share_seeds_in_runs_of_plays_per_seed(tiny):
 
 
 def test_evaluation_plays_always_have_seeds_of_their_own(tiny):
-    run = bare_run(tiny(plays_per_seed=4))
+    run = bare_run(tiny({"play.plays_per_seed": 4}))
     seeds = [s.seed for s in run.specs(POOL, -1, 8, False, evaluation=True)]
     assert len(set(seeds)) == len(seeds) == 16
 
 
 def test_one_play_per_seed_keeps_the_seeds_of_before(tiny):
-    shared = [s.seed for s in bare_run(tiny(plays_per_seed=1)).specs(POOL, 2, 4, False)]
+    shared = [s.seed for s in bare_run(tiny({"play.plays_per_seed": 1})).specs(POOL, 2, 4, False)]
     assert len(set(shared)) == 8
 
 
@@ -77,7 +77,7 @@ class Tokens:
 
 
 def test_evaluation_samples_at_eval_temperature_and_training_at_the_runs(tiny):
-    config = tiny(eval_temperature=0.1)
+    config = tiny({"generation.eval_temperature": 0.1})
     engine = RecordingEngine()
     request = [[{"role": "user", "content": "hi"}]]
     engine_solver(config, engine, Tokens()).respond(request)
@@ -86,15 +86,21 @@ def test_evaluation_samples_at_eval_temperature_and_training_at_the_runs(tiny):
 
 
 def test_eval_temperature_defaults_to_the_runs():
-    assert TrainConfig().eval_temperature is None
+    assert TrainConfig().generation.eval_temperature is None
 
 
 @pytest.mark.parametrize("value", [0.0, -1.0])
 def test_eval_temperature_must_be_positive(value):
-    with pytest.raises(ConfigError, match="eval_temperature=.* must be positive"):
-        TrainConfig(eval_temperature=value)
+    with pytest.raises(ConfigError, match="generation.eval_temperature=.* must be positive"):
+        TrainConfig().replace({"generation.eval_temperature": value})
 
 
 def test_plays_per_seed_must_be_at_least_one():
-    with pytest.raises(ConfigError, match="plays_per_seed=0 must be at least 1"):
-        TrainConfig(plays_per_seed=0)
+    with pytest.raises(ConfigError, match="play.plays_per_seed=0 must be at least 1"):
+        TrainConfig().replace({"play.plays_per_seed": 0})
+
+
+def test_the_flat_names_of_the_new_settings_still_read(tiny):
+    with pytest.warns(FutureWarning, match="generation.eval_temperature"):
+        config = tiny(eval_temperature=0.2, plays_per_seed=2)
+    assert config.generation.eval_temperature == 0.2 and config.play.plays_per_seed == 2

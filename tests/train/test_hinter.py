@@ -33,7 +33,9 @@ def test_hints_that_leak_the_instance_solution_are_rejected_and_counted():
 def test_the_hinter_reads_the_code_with_the_adapters_disabled(tiny):
     from spadegym_train.engines.hf import HFEngine
 
-    config = tiny(max_prompt_tokens=8192)  # the character tokenizer: a token per character
+    config = tiny(
+        {"generation.max_prompt_tokens": 8192}
+    )  # the character tokenizer: a token per character
     policy = load_policy(config, config.workspace)
     engine = HFEngine(config, policy)
     seen = []
@@ -55,17 +57,17 @@ def test_the_hinter_reads_the_code_with_the_adapters_disabled(tiny):
     policy.reference = reference
     engine.generate = spy
     hinter = make_hinter(config, engine, policy.tokenizer)
-    assert config.hint_source == "hinter" and hinter is not None
+    assert config.play.hint_source == "hinter" and hinter is not None
     hinter([_request()])
     role, prompt, disabled = seen
     assert role == "base" and disabled == "adapters disabled"
     assert "class LockPickEnv" in prompt  # the program's code
     assert "A 3-digit lock. Guess with" in prompt  # the instance's first observation
-    assert temperatures == [config.hint_temperature] == [0.3]  # SPADE's hint temperature
+    assert temperatures == [config.generation.hint_temperature] == [0.3]  # SPADE's hint temperature
 
 
 def test_program_hints_need_no_hinter(tiny):
-    assert make_hinter(tiny(hint_source="program"), None, None) is None
+    assert make_hinter(tiny({"play.hint_source": "program"}), None, None) is None
 
 
 PLANTED = '''"""A planted game."""

@@ -17,7 +17,7 @@ def _stable(metrics):
 def test_spade_mode_two_iterations_end_to_end(tiny):
     # A negative reward for failed designs, so the designer's update path runs (SPADE's 0
     # gives the random model's all-failing designs no advantage at all).
-    config = tiny(invalid_reward=-1.0)
+    config = tiny({"rewards.invalid_reward": -1.0})
     history = train(config)
     assert len(history) == 2
     first, second = history
@@ -58,8 +58,8 @@ def test_spade_mode_two_iterations_end_to_end(tiny):
 
 
 def test_fixed_mode_two_iterations_end_to_end(tiny):
-    config = tiny(mode="fixed", pool_size=6, plays_per_env=2)
-    assert config.hint_source == "program"  # the library's own hints
+    config = tiny({"pool.size": 6, "play.plays_per_env": 2}, mode="fixed")
+    assert config.play.hint_source == "program"  # the library's own hints
     history = train(config)
     assert len(history) == 2
     first, second = history
@@ -70,15 +70,19 @@ def test_fixed_mode_two_iterations_end_to_end(tiny):
         assert not any(k.startswith(("designer/", "validate/")) for k in metrics)
     assert not (Path(config.workspace) / "memory").exists()
     quiet = train(
-        tiny(mode="fixed", pool_size=6, hint_plays="never", workspace=config.workspace + "-quiet")
+        tiny(
+            {"pool.size": 6, "play.hint_plays": "never"},
+            mode="fixed",
+            workspace=config.workspace + "-quiet",
+        )
     )
     assert [m["solver/episodes"] for m in quiet] == [12, 12]
 
 
 def test_resume_reproduces_the_next_iteration(tiny, tmp_path):
-    straight = train(tiny(workspace=str(tmp_path / "a"), regen_interval=2, iterations=3))
-    train(tiny(workspace=str(tmp_path / "b"), regen_interval=2, iterations=1))
-    resumed = train(tiny(workspace=str(tmp_path / "b"), regen_interval=2, iterations=3))
+    straight = train(tiny({"pool.regen_interval": 2}, workspace=str(tmp_path / "a"), iterations=3))
+    train(tiny({"pool.regen_interval": 2}, workspace=str(tmp_path / "b"), iterations=1))
+    resumed = train(tiny({"pool.regen_interval": 2}, workspace=str(tmp_path / "b"), iterations=3))
     assert len(resumed) == 2  # iterations 1 and 2 only
     assert _stable(resumed[0]) == _stable(straight[1])
     assert _stable(resumed[1]) == _stable(straight[2])
@@ -91,13 +95,13 @@ def test_next_window_is_written_ahead_and_resumes_exactly(tiny, tmp_path, async_
     # Windows of 2: the second window's candidates are written at iteration 1 (at iteration 0
     # with async regeneration) and validated in the background; a run stopped after
     # iteration 1 holds them in its checkpoint.
-    settings = {"regen_interval": 2, "async_regeneration": async_regeneration}
-    straight = train(tiny(workspace=str(tmp_path / "a"), iterations=4, **settings))
+    settings = {"pool.regen_interval": 2, "design.async_regeneration": async_regeneration}
+    straight = train(tiny(settings, workspace=str(tmp_path / "a"), iterations=4))
     assert straight[2]["validate/candidates"] > 0 and straight[3]["designer/candidates"] > 0
-    train(tiny(workspace=str(tmp_path / "b"), iterations=2, **settings))
+    train(tiny(settings, workspace=str(tmp_path / "b"), iterations=2))
     state = json.loads((tmp_path / "b" / "checkpoints" / "it-000002" / "state.json").read_text())
     assert state["next_candidates"]  # written ahead, not yet validated when it stopped
-    resumed = train(tiny(workspace=str(tmp_path / "b"), iterations=4, **settings))
+    resumed = train(tiny(settings, workspace=str(tmp_path / "b"), iterations=4))
     assert [_stable(m) for m in resumed] == [_stable(m) for m in straight[2:]]
 
 
@@ -119,7 +123,7 @@ def test_a_run_that_fails_to_start_leaves_no_worker_processes(tiny, tmp_path):
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     # The corpus is read after the validator, the model, the engine and the memory exist.
     with pytest.raises(ConfigError):
-        train(tiny(corpus=str(tmp_path / "missing.jsonl")))
+        train(tiny({"design.corpus": str(tmp_path / "missing.jsonl")}))
     left = [
         p
         for p in psutil.Process().children(recursive=True)
@@ -132,7 +136,7 @@ def test_a_scripted_designer_glob_that_names_nothing_is_refused(tiny, tmp_path):
     from spadegym.errors import ConfigError
 
     with pytest.raises(ConfigError, match="names no file"):
-        train(tiny(scripted_designer=str(tmp_path / "none" / "*.py")))
+        train(tiny({"design.scripted": str(tmp_path / "none" / "*.py")}))
 
 
 def test_the_tiny_preset_finds_the_shipped_examples_from_any_folder(monkeypatch, tmp_path):
@@ -140,7 +144,7 @@ def test_the_tiny_preset_finds_the_shipped_examples_from_any_folder(monkeypatch,
     from spadegym_train.design import recorded_replies
 
     monkeypatch.chdir(tmp_path)
-    assert len(recorded_replies(load_config(preset="tiny-cpu").scripted_designer)) >= 6
+    assert len(recorded_replies(load_config(preset="tiny-cpu").design.scripted)) >= 6
 
 
 def test_two_player_outcomes_count_as_win_rates(tiny):
@@ -148,7 +152,13 @@ def test_two_player_outcomes_count_as_win_rates(tiny):
     # legal move, so every game ends [-1, 1]. The memory, the designer's reward and its
     # metrics see seat 0's win rate (-1 + 1) / 2 = 0, never a "win rate" of -1.
     nim = str(Path(__file__).resolve().parent.parent.parent / "examples" / "good" / "nim.py")
-    config = tiny(scripted_designer=nim, scripted_per_regen=1, designer_reward="regret")
+    config = tiny(
+        {
+            "design.scripted": nim,
+            "design.scripted_per_regen": 1,
+            "rewards.designer_reward": "regret",
+        }
+    )
     history = train(config)
     assert history[0]["designer/pool_size"] == 1
     assert history[1]["designer/solver_win_rate"] == 0.0
@@ -164,14 +174,24 @@ def test_two_player_outcomes_count_as_win_rates(tiny):
 def test_episodes_log_takes_environments_in_turn(tiny, tmp_path):
     import json
 
-    config = tiny(mode="fixed", pool_size=3, plays_per_env=2, hint_plays="never", log_episodes=4)
+    config = tiny(
+        {
+            "pool.size": 3,
+            "play.plays_per_env": 2,
+            "play.hint_plays": "never",
+            "logging.log_episodes": 4,
+        },
+        mode="fixed",
+    )
     train(config)
     lines = [json.loads(x) for x in (Path(config.workspace) / "episodes.jsonl").open()]
     assert [line["iteration"] for line in lines] == [0] * 4 + [1] * 4
     first = [line["env"] for line in lines[:4]]
     assert len(set(first[:3])) == 3 and first[3] == first[0]  # one of each, then round two
     assert all(line["turns"] and "reply" in line["turns"][0] for line in lines)
-    off = tiny(mode="fixed", pool_size=3, log_episodes=0, workspace=str(tmp_path / "off"))
+    off = tiny(
+        {"pool.size": 3, "logging.log_episodes": 0}, mode="fixed", workspace=str(tmp_path / "off")
+    )
     train(off)
     assert not (tmp_path / "off" / "episodes.jsonl").exists()
 
@@ -194,16 +214,16 @@ def test_curriculum_mode_plays_what_its_sampler_draws(tiny, tmp_path):
     envs = ["NumberPick-v0", "SumChoice-v0"]
     values = {
         "mode": "curriculum",
-        "env_ids": envs,
-        "pool_size": 3,
-        "plays_per_env": 2,
-        "hint_plays": "never",
-        "curriculum_floor_plays": 4,
-        "curriculum_window": 4,
-        "curriculum_min_plays": 2,
+        "pool.env_ids": envs,
+        "pool.size": 3,
+        "play.plays_per_env": 2,
+        "play.hint_plays": "never",
+        "curriculum.floor_plays": 4,
+        "curriculum.window": 4,
+        "curriculum.min_plays": 2,
         "iterations": 2,
     }
-    history = train(tiny(**values))
+    history = train(tiny(values))
     for metrics in history:
         assert metrics["solver/episodes"] == 3 * 2  # equal compute: slots x plays
         for env in envs:
@@ -211,6 +231,6 @@ def test_curriculum_mode_plays_what_its_sampler_draws(tiny, tmp_path):
             assert f"curriculum/{env}/d{level}/win_rate" in metrics
             assert 0.0 <= metrics[f"curriculum/{env}/d{level}/floor"] <= 1.0
     # Resumed from the checkpoint, the curriculum continues where it stood.
-    resumed = train(tiny(**{**values, "workspace": str(tmp_path / "r"), "iterations": 1}))
-    again = train(tiny(**{**values, "workspace": str(tmp_path / "r")}))
+    resumed = train(tiny({**values, "workspace": str(tmp_path / "r"), "iterations": 1}))
+    again = train(tiny({**values, "workspace": str(tmp_path / "r")}))
     assert _stable(again[0]) == _stable(history[1]) and len(resumed) == 1

@@ -26,7 +26,14 @@ def _samples(policy):
 
 @pytest.mark.parametrize("four_bit", [False, True], ids=["fp32", "nf4"])
 def test_update_changes_lora_weights_only(tiny, four_bit):
-    config = tiny(load_in_4bit=four_bit, separate_adapters=four_bit, kl_coef=0.01, ppo_epochs=1)
+    config = tiny(
+        {
+            "model.load_in_4bit": four_bit,
+            "lora.separate_adapters": four_bit,
+            "ppo.kl_coef": 0.01,
+            "ppo.epochs": 1,
+        }
+    )
     policy = load_policy(config, config.workspace)
     if four_bit:
         import bitsandbytes as bnb
@@ -60,10 +67,12 @@ def test_update_changes_lora_weights_only(tiny, four_bit):
 
 
 def test_two_epochs_take_two_steps_and_the_second_one_clips(tiny):
-    config = tiny(ppo_epochs=2, learning_rate=0.05)
+    config = tiny({"ppo.epochs": 2, "ppo.learning_rate": 0.05})
     policy = load_policy(config, config.workspace)
     optimizer = make_optimizer(config, policy.lora_parameters())
-    one = update(policy, optimizer, _samples(policy), tiny(ppo_epochs=1, learning_rate=0.05))
+    one = update(
+        policy, optimizer, _samples(policy), tiny({"ppo.epochs": 1, "ppo.learning_rate": 0.05})
+    )
     assert one["loss/solver_ratio"] == pytest.approx(1.0, abs=1e-5)
     assert one["loss/solver_clip_frac"] == 0.0
     metrics = update(policy, optimizer, _samples(policy), config)
@@ -83,7 +92,7 @@ def test_engine_logprobs_match_the_learner_and_weight_one(tiny):
     from spadegym_train.engines.hf import HFEngine
     from spadegym_train.loss import fill_old_logprobs
 
-    config = tiny(temperature=0.7, top_p=1.0)
+    config = tiny({"generation.temperature": 0.7, "generation.top_p": 1.0})
     policy = load_policy(config, config.workspace)
     prompt = policy.tokenizer("<|im_start|>user\nHi<|im_end|>\n", add_special_tokens=False)
     completions = HFEngine(config, policy).generate([prompt["input_ids"]] * 3, "solver", 12)
@@ -91,7 +100,7 @@ def test_engine_logprobs_match_the_learner_and_weight_one(tiny):
         Sample("solver", c.prompt_ids, c.response_ids, 1.0, engine_logprobs=c.logprobs)
         for c in completions
     ]
-    fill_old_logprobs(policy, samples, 4, config.temperature)
+    fill_old_logprobs(policy, samples, 4, config.generation.temperature)
     for sample in samples:
         assert len(sample.engine_logprobs) == len(sample.response_ids) > 0
         assert sample.old_logprobs == pytest.approx(sample.engine_logprobs, abs=1e-4)
@@ -120,7 +129,7 @@ def test_the_base_role_samples_with_the_adapters_disabled(tiny):
 
 def test_4bit_gradients_do_not_change_after_generation(tiny):
     """bitsandbytes repacks CPU 4-bit weights at an eval forward into a kernel with no backward."""
-    config = tiny(load_in_4bit=True)
+    config = tiny({"model.load_in_4bit": True})
     policy = load_policy(config, config.workspace)
     model = policy.model
     ids = torch.arange(3, 27).reshape(2, 12)
@@ -188,7 +197,7 @@ def test_one_epoch_needs_no_old_logprob_pass(tiny, monkeypatch):
         raise AssertionError("fill_old_logprobs ran for one epoch")
 
     monkeypatch.setattr(loss, "fill_old_logprobs", refuse)
-    config = tiny(ppo_epochs=1, learning_rate=0.05)
+    config = tiny({"ppo.epochs": 1, "ppo.learning_rate": 0.05})
     policy = load_policy(config, config.workspace)
     optimizer = make_optimizer(config, policy.lora_parameters())
     metrics = update(policy, optimizer, _samples(policy), config)
@@ -199,7 +208,7 @@ def test_one_epoch_needs_no_old_logprob_pass(tiny, monkeypatch):
 def test_learning_rate_zero_computes_nothing_and_changes_nothing(tiny, monkeypatch):
     import spadegym_train.loss as loss
 
-    config = tiny(learning_rate=0.0)
+    config = tiny({"ppo.learning_rate": 0.0})
     policy = load_policy(config, config.workspace)
     before = {k: v.clone() for k, v in policy.adapter_state()["shared"].items()}
     monkeypatch.setattr(loss, "_logits", lambda *a, **k: pytest.fail("a forward pass ran"))
@@ -222,5 +231,5 @@ def test_the_generation_cache_estimate_follows_the_shapes():
     assert uses["designer"].batch == 16 and uses["designer"].tokens == 4096 + 3072
     assert uses["solver"].bytes / GIB == pytest.approx(47.25, abs=0.01)  # tens of GB
     assert "up to 47.2 GB" in describe(config, QWEN3_06B_SHAPE)
-    vllm = load_config(preset="qwen3-0.6b-4bit", overrides={"engine": "vllm"})
+    vllm = load_config(preset="qwen3-0.6b-4bit", overrides={"generation.engine": "vllm"})
     assert "inside 35% of the GPU" in describe(vllm, QWEN3_06B_SHAPE)

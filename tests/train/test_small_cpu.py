@@ -50,8 +50,8 @@ def test_smollm2_loads_and_answers_in_its_chat_format():
 
 def test_small_cpu_trains_on_short_library_environments():
     config = load_config(preset="small-cpu")
-    assert config.model == "smollm2" and config.mode == "fixed"
-    assert config.env_ids == SMALL_CPU_ENVS and config.solver_difficulty == 1
+    assert config.model.name == "smollm2" and config.mode == "fixed"
+    assert config.pool.env_ids == SMALL_CPU_ENVS and config.play.solver_difficulty == 1
     from spadegym.registry.roots import shipped_root
 
     for env in SMALL_CPU_ENVS:
@@ -67,14 +67,14 @@ def test_one_small_cpu_iteration_runs_and_logs(preset, tmp_path):
     overrides = {
         "workspace": str(tmp_path / "run"),
         "iterations": 1,
-        "eval_interval": 1,
-        "eval_plays": 1,
-        "plays_per_env": 2,
-        "console": False,
-        "tensorboard": False,
+        "evaluation.interval": 1,
+        "evaluation.plays": 1,
+        "play.plays_per_env": 2,
+        "logging.console": False,
+        "logging.tensorboard": False,
     }
     if preset == "small-cpu-spade":
-        overrides.update(designer_max_new_tokens=64)
+        overrides["generation.designer_max_new_tokens"] = 64
     config = load_config(preset=preset, overrides=overrides)
     train(config)
     lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
@@ -97,8 +97,8 @@ def test_one_small_cpu_spade_iteration_runs_every_part_of_the_loop(tmp_path):
         overrides={
             "workspace": str(tmp_path / "run"),
             "iterations": 1,
-            "console": False,
-            "tensorboard": False,
+            "logging.console": False,
+            "logging.tensorboard": False,
         },
     )
     (metrics,) = train(config)

@@ -64,5 +64,5 @@ def test_a_quarantined_program_is_dropped_and_counted_as_its_designers_failure(t
     assert flips.failed and not steady.failed
     _, metrics = run.designer_samples(trajectories=8)
     assert metrics["designer/candidates"] == 2  # the dropped one is still scored
-    assert metrics["designer/reward_mean/flips"] == config.timeout_penalty
+    assert metrics["designer/reward_mean/flips"] == config.rewards.timeout_penalty
     assert metrics["designer/failed_envs"] == 1.0
