@@ -129,7 +129,7 @@ def write_candidates(
         short=config.design.prompt == "short",
         examples=config.design.examples,
         pool=config.design.example_pool,
-        band=tuple(config.design.example_band),
+        band=(config.design.example_band[0], config.design.example_band[1]),
     )
     if not prompts:
         return []
