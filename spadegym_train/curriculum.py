@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from spadegym.contract import chance_adjusted
@@ -46,52 +46,34 @@ UNPLAYED_PRIORITY = 1.0
 """The priority of a pair with no plays yet (every signal lies in [0, 1]): try it first."""
 
 
-@dataclass(frozen=True)
-class CurriculumSettings:
-    """How the curriculum samples and moves difficulties (``TrainConfig``'s ``curriculum`` group).
+def check_settings(settings: CurriculumConfig) -> CurriculumConfig:
+    """``settings`` if the sampler can run by them (``TrainConfig``'s ``curriculum`` group).
 
-    Attributes:
-        signal: the priority, a name of ``spadegym_train.rewards.DESIGNER_REWARDS``.
-        window: recent plays per pair that the signal and the mastery test read.
-        min_plays: plays at a pair, since it became active, before its difficulty may move.
-        mastery: chance-adjusted win rate at or above which the difficulty goes up.
-        failure: chance-adjusted win rate at or below which the difficulty goes down.
-        explore: share of the probability spread evenly over the pairs.
-        start: every environment's first active difficulty.
-        top: the highest difficulty the curriculum raises to.
+    Raises:
+        ConfigError: naming the setting and the rule it breaks.
     """
-
-    signal: str = "learnability"
-    window: int = 32
-    min_plays: int = 16
-    mastery: float = 0.6
-    failure: float = 0.0
-    explore: float = 0.1
-    start: int = 1
-    top: int = MAX_DIFFICULTY
-
-    def __post_init__(self) -> None:
-        if self.signal not in DESIGNER_REWARDS:
-            raise ConfigError(
-                f"curriculum.signal={self.signal!r} is not one of {', '.join(DESIGNER_REWARDS)}."
-            )
-        if not 1 <= self.min_plays <= self.window:
-            raise ConfigError(
-                f"curriculum.min_plays={self.min_plays} must lie in [1, curriculum.window="
-                f"{self.window}]: a move is judged on the window's plays."
-            )
-        if not self.failure < self.mastery:
-            raise ConfigError(
-                f"curriculum.failure={self.failure} must be below curriculum.mastery="
-                f"{self.mastery}, or one result would both raise and lower the difficulty."
-            )
-        if not 0.0 <= self.explore <= 1.0:
-            raise ConfigError(f"curriculum.explore={self.explore} must lie in [0, 1].")
-        if not MIN_DIFFICULTY <= self.start <= self.top <= MAX_DIFFICULTY:
-            raise ConfigError(
-                f"curriculum.start={self.start} and curriculum.top={self.top} must satisfy "
-                f"{MIN_DIFFICULTY} <= start <= top <= {MAX_DIFFICULTY}."
-            )
+    if settings.signal not in DESIGNER_REWARDS:
+        raise ConfigError(
+            f"curriculum.signal={settings.signal!r} is not one of {', '.join(DESIGNER_REWARDS)}."
+        )
+    if not 1 <= settings.min_plays <= settings.window:
+        raise ConfigError(
+            f"curriculum.min_plays={settings.min_plays} must lie in [1, curriculum.window="
+            f"{settings.window}]: a move is judged on the window's plays."
+        )
+    if not settings.failure < settings.mastery:
+        raise ConfigError(
+            f"curriculum.failure={settings.failure} must be below curriculum.mastery="
+            f"{settings.mastery}, or one result would both raise and lower the difficulty."
+        )
+    if not 0.0 <= settings.explore <= 1.0:
+        raise ConfigError(f"curriculum.explore={settings.explore} must lie in [0, 1].")
+    if not MIN_DIFFICULTY <= settings.start <= settings.top <= MAX_DIFFICULTY:
+        raise ConfigError(
+            f"curriculum.start={settings.start} and curriculum.top={settings.top} must satisfy "
+            f"{MIN_DIFFICULTY} <= start <= top <= {MAX_DIFFICULTY}."
+        )
+    return settings
 
 
 FloorOf = Callable[[str, int], "float | None"]
@@ -107,15 +89,15 @@ class Curriculum:
 
     Args:
         env_keys: the environments (registry ids), in a fixed order.
-        settings: the sampling and moving rules.
+        settings: the sampling and moving rules (``TrainConfig``'s ``curriculum`` group).
         floor_of: each pair's chance floor, asked once per pair when it first becomes active.
     """
 
-    def __init__(self, env_keys: Sequence[str], settings: CurriculumSettings, floor_of: FloorOf):
+    def __init__(self, env_keys: Sequence[str], settings: CurriculumConfig, floor_of: FloorOf):
         if not env_keys:
             raise ConfigError("mode=curriculum needs at least one environment; check pool.env_ids.")
         self.env_keys = list(dict.fromkeys(env_keys))
-        self.settings = settings
+        self.settings = check_settings(settings)
         self.floor_of = floor_of
         self.difficulty = {key: settings.start for key in self.env_keys}
         self.plain: dict[str, list[float]] = {}
@@ -253,20 +235,6 @@ class Curriculum:
         self.hint = {k: list(v) for k, v in state.get("hint", {}).items()}
         self.fresh = {k: int(v) for k, v in state.get("fresh", {}).items()}
         self.floors = dict(state.get("floors", {}))
-
-
-def settings_from_config(config: CurriculumConfig) -> CurriculumSettings:
-    """A ``TrainConfig``'s ``curriculum`` group as the sampler's settings (checked)."""
-    return CurriculumSettings(
-        signal=config.signal,
-        window=config.window,
-        min_plays=config.min_plays,
-        mastery=config.mastery,
-        failure=config.failure,
-        explore=config.explore,
-        start=config.start,
-        top=config.top,
-    )
 
 
 def curriculum_pool(

@@ -58,7 +58,6 @@ from spadegym_train.curriculum import (
     Curriculum,
     curriculum_pool,
     record_plays,
-    settings_from_config,
 )
 from spadegym_train.design import (
     Plays,
@@ -325,7 +324,7 @@ class Run:
         )
         curriculum = Curriculum(
             [env.key for env in self.curriculum_envs],
-            settings_from_config(config.curriculum),
+            config.curriculum,
             measure,
         )
         curriculum.load_state_dict(self.state.curriculum)

@@ -131,9 +131,9 @@ class TrainConfig:
                 f"play.hint_source=hinter (now {play.hint_source!r})."
             )
         if self.mode == "curriculum":
-            from spadegym_train.curriculum import settings_from_config
+            from spadegym_train.curriculum import check_settings
 
-            settings_from_config(self.curriculum)  # raises on a bad curriculum value
+            check_settings(self.curriculum)
             if self.curriculum.floor_plays < 1:
                 raise ConfigError(
                     f"curriculum.floor_plays={self.curriculum.floor_plays} must be at least 1."

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from spadegym.errors import ConfigError
-from spadegym_train.curriculum import Curriculum, CurriculumSettings, curriculum_pool
+from spadegym_train.config import CurriculumConfig
+from spadegym_train.curriculum import Curriculum, check_settings, curriculum_pool
 from spadegym_train.library import PoolEnv
 
 ENVS = ["Easy-v0", "Hard-v0", "Mid-v0"]
@@ -16,7 +17,7 @@ ENVS = ["Easy-v0", "Hard-v0", "Mid-v0"]
 def _curriculum(floor=0.5, **settings):
     values = {"window": 8, "min_plays": 4, "explore": 0.0}
     values.update(settings)
-    return Curriculum(ENVS, CurriculumSettings(**values), lambda key, level: floor)
+    return Curriculum(ENVS, CurriculumConfig(**values), lambda key, level: floor)
 
 
 def test_the_same_generator_draws_the_same_pools():
@@ -129,9 +130,9 @@ def test_the_pool_spreads_equal_compute_by_priority():
 )
 def test_bad_settings_are_named(settings, message):
     with pytest.raises(ConfigError, match=message):
-        CurriculumSettings(**settings)
+        check_settings(CurriculumConfig(**settings))
 
 
 def test_no_environment_is_an_error():
     with pytest.raises(ConfigError, match="at least one environment"):
-        Curriculum([], CurriculumSettings(), lambda key, level: None)
+        Curriculum([], CurriculumConfig(), lambda key, level: None)
