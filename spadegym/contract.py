@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any, Literal, TypeGuard
 
-from spadegym.errors import ConfigError
+from spadegym.errors import ConfigError, SpadegymError
 
 CONTRACT_VERSION = "1.2"
 
@@ -112,6 +112,16 @@ def check_difficulty(value: object, name: str = "difficulty") -> int:
 
 # --------------------------------------------------------------------------------------------
 # Which class is the environment (section 1).
+
+
+def check_max_turns(turns: object, fix: str = "") -> int:
+    """``turns`` as a turn limit; a ``SpadegymError`` naming the range (and ``fix``) if not."""
+    if isinstance(turns, bool) or not isinstance(turns, int) or not MIN_TURNS <= turns <= MAX_TURNS:
+        raise SpadegymError(
+            f"max_turns={turns!r}: the program must set an int max_turns in "
+            f"{MIN_TURNS}..{MAX_TURNS}{fix}."
+        )
+    return turns
 
 
 def is_environment_class_name(name: str) -> bool:

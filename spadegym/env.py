@@ -266,14 +266,12 @@ class ProgramEnv(gymnasium.Env):
             raise
         info = self._handle.info
         self.program_info = info
-        turns = max_turns if max_turns is not None else info.max_turns
-        if not isinstance(turns, int) or not contract.MIN_TURNS <= turns <= contract.MAX_TURNS:
+        try:
+            turns = max_turns if max_turns is not None else info.max_turns
+            self.max_turns = contract.check_max_turns(turns, " (or pass max_turns=)")
+        except SpadegymError:
             self.close()
-            raise SpadegymError(
-                f"max_turns={turns!r}: the program must set an int max_turns in "
-                f"{contract.MIN_TURNS}..{contract.MAX_TURNS} (or pass max_turns=)."
-            )
-        self.max_turns = turns
+            raise
         self.num_players = info.num_players or 1
         self.observation_space = observation_space()
         self.action_space = action_space()

@@ -34,14 +34,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gymnasium.vector import AutoresetMode
 from numpy.random import Generator
 
 from spadegym.autoreset import autoreset_mode_of, next_seed, seed_generator
-from spadegym.contract import episode_outcome
+from spadegym.contract import check_max_turns, episode_outcome
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
-from spadegym.sandbox import Handle, Pool, SandboxConfig, SandboxPool, StepResult
+from spadegym.sandbox import Pool, SandboxConfig, SandboxPool, StepResult
 from spadegym.sandbox.pool import ResetArgs
 
 __all__ = ["EnvBatch", "resolve_program"]
@@ -74,7 +75,7 @@ def resolve_program(item: str) -> tuple[str, str]:
     return env_id, source
 
 
-def _expect_validated_timings(pool: Pool, envs: Sequence[str]) -> None:
+def _expect_validated_timings(pool: Pool[Any], envs: Sequence[str]) -> None:
     """Give the pool's watchdog each registered program's validated timings (its manifest's).
 
     Without them the watchdog holds a program to the validation's whole step budget; with
@@ -98,20 +99,20 @@ def _expect_validated_timings(pool: Pool, envs: Sequence[str]) -> None:
         watchdog.expect(program_digest(source), slowest if type(slowest) is float else None)
 
 
-_Owed = tuple[int | None, str, dict]
+_Owed = tuple[int | None, str, dict[str, Any]]
 """A reset already made: its seed, observation and info."""
 
 
 @dataclass
 class _Slot:
     label: str
-    handle: Handle | None
+    handle: Any  # the pool's own handle type (a Pool[H] takes back only the H it opened)
     max_turns: int
     two_player: bool
     rng: Generator
     turn: int = 0
     done: bool = True
-    error: dict | None = None
+    error: dict[str, Any] | None = None
     # NEXT_STEP: the episode already begun, (seed, observation, info), owed to the next step.
     owed: _Owed | None = None
 
@@ -140,12 +141,12 @@ class EnvBatch:
         self,
         envs: Sequence[str],
         *,
-        pool: Pool | None = None,
+        pool: Pool[Any] | None = None,
         num_workers: int | None = None,
         seed: int | None = None,
         sandbox: SandboxConfig | None = None,
         autoreset: bool | str | AutoresetMode = True,
-        options: dict | None = None,
+        options: dict[str, Any] | None = None,
     ):
         if not envs:
             raise SpadegymError("EnvBatch needs at least one environment id or program.")
@@ -155,10 +156,11 @@ class EnvBatch:
         self.options = options
         self._own_pool = pool is None
         size = num_workers or min(len(resolved), os.cpu_count() or 1)
-        self.pool: Pool = pool if pool is not None else SandboxPool(size, sandbox)
+        self.pool: Pool[Any] = pool if pool is not None else SandboxPool(size, sandbox)
         _expect_validated_timings(self.pool, envs)
         self.ids = [label for label, _ in resolved]
         self._slots: list[_Slot] = []
+        self._closed = False
         try:
             # The programs' workers start and load side by side.
             opened = self.pool.open_many([(source, label) for label, source in resolved])
@@ -168,7 +170,8 @@ class EnvBatch:
                     continue
                 info = handle.info
                 rng = seed_generator(None if seed is None else [seed, k])
-                self._slots.append(_Slot(label, handle, info.max_turns, info.num_players == 2, rng))
+                turns = check_max_turns(info.max_turns)
+                self._slots.append(_Slot(label, handle, turns, info.num_players == 2, rng))
             if failures:  # a sandbox failure (no worker, a missing layer) stays one
                 first = failures[0]
                 raise SandboxError(str(first)) if first.kind == "sandbox" else first
@@ -200,9 +203,9 @@ class EnvBatch:
     def reset(
         self,
         seed: int | Sequence[int | None] | None = None,
-        options: dict | None = None,
+        options: dict[str, Any] | None = None,
         indices: Sequence[int] | None = None,
-    ) -> tuple[list[str], list[dict]]:
+    ) -> tuple[list[str], list[dict[str, Any]]]:
         """Start new episodes (all instances, or only ``indices``).
 
         Args:
@@ -239,8 +242,8 @@ class EnvBatch:
         return [results[k][0] for k in chosen], [results[k][1] for k in chosen]
 
     def _reset_many(
-        self, chosen: Sequence[int], seeds: dict[int, int | None], options: dict | None
-    ) -> dict[int, tuple[str, dict]]:
+        self, chosen: Sequence[int], seeds: dict[int, int | None], options: dict[str, Any] | None
+    ) -> dict[int, tuple[str, dict[str, Any]]]:
         """Reset instances in one batch (the workers reset in parallel).
 
         An instance without a seed in ``seeds`` draws one, which is written into ``seeds``.
@@ -254,7 +257,9 @@ class EnvBatch:
         answers = self.pool.reset_batch(batch)
         return {k: self._after_reset(k, result) for k, result in zip(chosen, answers, strict=True)}
 
-    def _after_reset(self, k: int, result: tuple[str, dict] | ProgramError) -> tuple[str, dict]:
+    def _after_reset(
+        self, k: int, result: tuple[str, dict[str, Any]] | ProgramError
+    ) -> tuple[str, dict[str, Any]]:
         """Instance ``k`` after a reset: a new episode, or the failure as its first observation.
 
         A failed instance then fails every step until it is reset.
@@ -269,7 +274,7 @@ class EnvBatch:
 
     def step(
         self, actions: Sequence[str], indices: Sequence[int] | None = None
-    ) -> tuple[list[str], list[float], list[bool], list[bool], list[dict]]:
+    ) -> tuple[list[str], list[float], list[bool], list[bool], list[dict[str, Any]]]:
         """Play one reply in every instance (or in ``indices``) at once.
 
         Args:
@@ -334,7 +339,9 @@ class EnvBatch:
 
     def _step_many(
         self, chosen: list[int], actions: dict[int, str]
-    ) -> tuple[list[str], list[float], list[bool], list[bool], list[dict], dict[int, _Owed]]:
+    ) -> tuple[
+        list[str], list[float], list[bool], list[bool], list[dict[str, Any]], dict[int, _Owed]
+    ]:
         """Step instances ``chosen`` in one exchange, and reset those that end (autoreset).
 
         Returns:
@@ -346,7 +353,8 @@ class EnvBatch:
         live = [k for k in chosen if self._slots[k].error is None]
         n = len(self._slots)
         obs, rewards = [""] * n, [0.0] * n
-        terminated, truncated, infos = [False] * n, [False] * n, [{} for _ in range(n)]
+        terminated, truncated = [False] * n, [False] * n
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
         finished: list[int] = []
 
         def settle(k: int, result: StepResult | ProgramError) -> bool:
@@ -375,9 +383,9 @@ class EnvBatch:
             finished.append(k)
             return True
 
-        broken = [k for k in chosen if self._slots[k].error is not None]
+        broken = {k: error for k in chosen if (error := self._slots[k].error) is not None}
         batch = [(self._slots[k].handle, actions[k]) for k in live]
-        fresh: dict[int, tuple[str, dict]] = {}
+        fresh: dict[int, tuple[str, dict[str, Any]]] = {}
         seeds: dict[int, int | None] = {}
         if not batch:  # every instance stepped is owed its reset, or broken: no exchange
             pass
@@ -402,8 +410,7 @@ class EnvBatch:
         else:
             for k, result in zip(live, self.pool.step_batch(batch), strict=True):
                 settle(k, result)
-        for k in broken:
-            error = self._slots[k].error
+        for k, error in broken.items():
             settle(k, ProgramError(error["message"], error["kind"]))
         if not self.autoreset:
             return obs, rewards, terminated, truncated, infos, {}
@@ -415,9 +422,10 @@ class EnvBatch:
 
     def close(self) -> None:
         """Release every instance; stop the pool if this batch made it."""
-        self.pool.release_many([slot.handle for slot in self._slots if slot.handle is not None])
-        for slot in self._slots:
-            slot.handle = None
+        if self._closed:
+            return
+        self._closed = True
+        self.pool.release_many([slot.handle for slot in self._slots])
         if self._own_pool:
             self.pool.close()
 

@@ -86,3 +86,15 @@ def test_next_step_plays_the_same_over_a_pool_without_pipelining(isolation):
     assert runs[0] == runs[1]
     assert sum(sum(step[2]) for step in runs[0][1:]) > 8  # episodes did end
     assert np.mean([o.startswith("seed ") for step in runs[0][1:] for o in step[0]]) > 0.1
+
+
+@pytest.mark.parametrize("max_turns", ["None", "0", "True", "'3'"])
+def test_a_program_without_a_valid_turn_limit_is_refused_by_name(max_turns):
+    """EnvBatch and ProgramEnv read ``max_turns`` by the contract's one rule, before any step."""
+    program = COUNTER.replace("max_turns = 5", f"max_turns = {max_turns}")
+    assert program != COUNTER
+    with pytest.raises(SpadegymError, match=r"max_turns=.*must set an int max_turns in 1\.\.100"):
+        EnvBatch([program])
+    with pytest.raises(SpadegymError, match=r"in 1\.\.100 \(or pass max_turns=\)"):
+        ProgramEnv(program)
+    ProgramEnv(program, max_turns=2).close()  # the override is the fix the message names

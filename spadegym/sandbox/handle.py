@@ -127,10 +127,12 @@ class EnvHandle:
             raise lost_error()
         return self.instance
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """Reset the instance (re-creating it first if its worker restarted)."""
 
-        def reset() -> tuple[str, dict]:
+        def reset() -> tuple[str, dict[str, Any]]:
             if self.lost:
                 self._create()
             return self.worker.reset(self.instance, seed, options)

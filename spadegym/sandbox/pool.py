@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from spadegym.errors import ProgramError
 from spadegym.sandbox import protocol
@@ -50,7 +51,7 @@ from spadegym.sandbox.pipeline import exchange_then
 from spadegym.sandbox.supply import WorkerSupply
 from spadegym.sandbox.watchdog import Watchdog, WatchdogConfig
 
-ResetArgs = tuple[int | None, dict | None]
+ResetArgs = tuple[int | None, dict[str, Any] | None]
 """A reset's ``(seed, options)``."""
 
 __all__ = ["EnvHandle", "SandboxPool", "Worker", "as_value", "make_worker", "per_worker"]
@@ -169,11 +170,12 @@ class SandboxPool:
             if best is not None and (best.load < share or len(mine) >= self.size or not count):
                 member = best
             else:
-                member = next((m for m in self._members if m.digest is None), None)
-                if member is None:
+                free = next((m for m in self._members if m.digest is None), None)
+                if free is None:
                     worker = self._supply.take() if self._supply else make_worker(self.config)
-                    member = _Member(worker)
-                    self._members.append(member)
+                    free = _Member(worker)
+                    self._members.append(free)
+                member = free
                 member.digest = digest
             if count:
                 member.load += 1
@@ -279,8 +281,8 @@ class SandboxPool:
 
     def _exchange(
         self,
-        items: Sequence[tuple[EnvHandle, dict]],
-        then: Callable[[int, Answer], dict | None] | None = None,
+        items: Sequence[tuple[EnvHandle, dict[str, Any]]],
+        then: Callable[[int, Answer], dict[str, Any] | None] | None = None,
     ) -> tuple[list[Answer], dict[int, Answer]]:
         """``exchange_many`` (``exchange_then`` with ``then``), recording hard timeouts."""
         handles = {id(h.worker): h for h, _ in items}  # a worker serves one program
@@ -336,17 +338,16 @@ class SandboxPool:
             back as one of kind ``"sandbox"``), per item in order.
         """
         results: list[EnvHandle | ProgramError | None] = [None] * len(items)
-        chosen: list[_Member | None] = []
+        chosen: dict[int, _Member] = {}  # position -> its worker, for the programs not refused
         for position, (source, filename) in enumerate(items):
             refused = as_value(
                 functools.partial(self.check_quarantine, program_digest(source), filename)
             )
             if isinstance(refused, ProgramError):
                 results[position] = refused
-                chosen.append(None)
             else:
-                chosen.append(self._member_for(program_digest(source)))
-        ready = [p for p, member in enumerate(chosen) if member is not None]
+                chosen[position] = self._member_for(program_digest(source))
+        ready = list(chosen)
 
         def create(positions: list[int]) -> None:
             for index in positions:
@@ -377,8 +378,8 @@ class SandboxPool:
             self._forget(handle)
 
     def reset_batch(
-        self, batch: Sequence[tuple[EnvHandle, int | None, dict | None]]
-    ) -> list[tuple[str, dict] | ProgramError]:
+        self, batch: Sequence[tuple[EnvHandle, int | None, dict[str, Any] | None]]
+    ) -> list[tuple[str, dict[str, Any]] | ProgramError]:
         """Reset many instances at once, each worker's in one exchange.
 
         Args:
@@ -387,7 +388,7 @@ class SandboxPool:
         Returns:
             ``(observation, info)`` or the ``ProgramError``, per item in order.
         """
-        results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
+        results: list[tuple[str, dict[str, Any]] | ProgramError | None] = [None] * len(batch)
         self.watch_resets([h for h, _, _ in batch])  # first: a breach refuses these resets
         ready = []
         for position, (handle, _, _) in enumerate(batch):
@@ -395,7 +396,8 @@ class SandboxPool:
                 functools.partial(self.check_quarantine, handle.digest, handle.filename)
             )
             if not isinstance(refused, ProgramError) and handle.lost:
-                refused = as_value(handle.recreate)
+                recreated = as_value(handle.recreate)
+                refused = recreated if isinstance(recreated, ProgramError) else None
             if isinstance(refused, ProgramError):
                 results[position] = refused
             else:
@@ -414,7 +416,9 @@ class SandboxPool:
         self,
         batch: Sequence[tuple[EnvHandle, str]],
         reset_if: Callable[[int, StepResult | ProgramError], ResetArgs | None] | None,
-    ) -> tuple[list[StepResult | ProgramError], dict[int, tuple[str, dict] | ProgramError]]:
+    ) -> tuple[
+        list[StepResult | ProgramError], dict[int, tuple[str, dict[str, Any]] | ProgramError]
+    ]:
         """Step many instances, and reset those ``reset_if`` picks as each worker answers.
 
         A worker's resets run while the others still step (``spadegym.sandbox.pipeline``).
@@ -444,12 +448,13 @@ class SandboxPool:
                 results[position] = exc
                 continue
             live.append(position)
-        resets: dict[int, dict] = {}
+        resets: dict[int, dict[str, Any]] = {}
 
-        def then(index: int, answer: Answer) -> dict | None:
+        def then(index: int, answer: Answer) -> dict[str, Any] | None:
             position = live[index]
-            results[position] = answer_or_error(requests[index], answer)
-            args = reset_if(position, results[position]) if reset_if else None
+            result: StepResult | ProgramError = answer_or_error(requests[index], answer)
+            results[position] = result
+            args = reset_if(position, result) if reset_if else None
             handle = batch[position][0]
             if args is None or handle.lost or self.quarantined(handle.digest):
                 return None
