@@ -19,7 +19,7 @@ with its standard error, the difference from the control with the standard error
 difference, samples, seconds and samples per second on this machine) and a last line with the
 settings.
 
-    python benchmarks/bench_trl.py [--iterations 12] [--eval-plays 48] [--out DIR]
+    python benchmarks/bench_trl.py [--iterations 12] [--eval-plays 48] [--out DIR] [key=value ...]
     python benchmarks/bench_trl.py --smoke    # 1 iteration, 2 plays, 2 environments
     python benchmarks/bench_trl.py --smoke --keep-spadegym-run   # reuse a finished run
 
@@ -59,6 +59,7 @@ def _mean_and_error(values: list[float]) -> tuple[float, float]:
 
 def _config(args: argparse.Namespace, workspace: Path):
     from spadegym_train.config import load_config
+    from spadegym_train.config.keys import parse_override
     from spadegym_train.presets import SMALL_CPU_ENVS
 
     envs = SMALL_CPU_ENVS[:2] if args.smoke else SMALL_CPU_ENVS
@@ -77,6 +78,7 @@ def _config(args: argparse.Namespace, workspace: Path):
         overrides["iterations"] = args.iterations
     if args.smoke:
         overrides.update({"iterations": 1, "play.plays_per_env": 2, "play.plays_per_seed": 2})
+    overrides.update(parse_override(text) for text in args.overrides)  # the user's, last
     return load_config(preset="small-cpu", overrides=overrides)
 
 
@@ -238,6 +240,7 @@ def main() -> None:
     parser.add_argument(
         "--keep-spadegym-run", action="store_true", help="reuse a finished run in --out"
     )
+    parser.add_argument("overrides", nargs="*", metavar="key=value", help="small-cpu settings")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     import torch
