@@ -215,6 +215,11 @@ def curves(workspace: Path) -> dict[str, list[tuple[int, float]]]:
     return {"training": smoothed, "evaluation": evaluations}
 
 
+def arm_runs(out: Path, arms: list[str]) -> dict[str, Path | None]:
+    """The arms that ran -> their workspaces (the control has none: its weights are the base's)."""
+    return {arm: (None if arm == "control" else out / arm) for arm in arms}
+
+
 def plot_learning(path: Path, workspaces: dict[str, Path | None], result: dict) -> None:
     """Training curves, periodic evaluations, the finals (with 1 s.e.) and the chance floor.
 
@@ -342,8 +347,7 @@ def main() -> None:
     moved = {arm: found for arm, found in moved.items() if found}
     result = report(first, arms, before, finals, floors, moved)
     result["figure"] = str(out / "learning_curve.png")
-    trained_arms = {a: out / a for a in arms if a != "control"}
-    plot_learning(out / "learning_curve.png", trained_arms | {"control": None}, result)
+    plot_learning(out / "learning_curve.png", arm_runs(out, arms), result)
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result))
 

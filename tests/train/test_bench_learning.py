@@ -120,3 +120,18 @@ def test_reasoning_gym_replies_are_scored_by_the_task_itself(bench):
 
     outcomes = bench.reasoning_gym_outcomes(SimpleNamespace(eval_solver=Solver()), 6, seed=1)
     assert outcomes == [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("arms", [["trained"], ["control"], ["curriculum", "control"]])
+def test_the_figure_draws_only_the_arms_that_ran(bench, tmp_path, arms):
+    """``--arms trained`` alone once failed at the figure, asking for the control's rate."""
+    finals = {arm: {"A-v0": [1.0] * 8, "B-v0": [0.5] * 8} for arm in arms}
+    result = bench.report(CONFIG, arms, BEFORE, finals, _floors(0.5, 0.5), {})
+    runs = bench.arm_runs(tmp_path, arms)
+    assert list(runs) == arms and ("control" not in runs or runs["control"] is None)
+    for workspace in runs.values():
+        if workspace is not None:
+            workspace.mkdir()
+            (workspace / "metrics.jsonl").write_text("", encoding="utf-8")
+    bench.plot_learning(tmp_path / "curve.png", runs, result)
+    assert (tmp_path / "curve.png").stat().st_size > 10_000
