@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
-from spadegym.executors import init_ray
 from spadegym.sandbox import ProgramInfo, SandboxConfig, SandboxPool, StepResult
 from spadegym.sandbox.handle import as_value, per_worker
-from spadegym.vector import EnvBatch
+from spadegym.validation.executors import init_ray
+from spadegym.vector.batch import EnvBatch
 
 if TYPE_CHECKING:
     from spadegym.contract import ProgramErrorKind
@@ -64,7 +64,7 @@ def _node_program(label: str, digest: str) -> str | None:
     """The program registered as ``label`` on this node, if its text is the driver's."""
     if not label.startswith("spade/"):
         return None
-    from spadegym.vector import resolve_program
+    from spadegym.vector.batch import resolve_program
 
     try:
         _, source = resolve_program(label)
