@@ -118,7 +118,10 @@ class SpadeVectorEnv(VectorEnv):
         self._last: tuple[str, ...] = ("",) * num_envs  # the observations reset_mask keeps
 
     def reset(
-        self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> tuple[tuple[str, ...], dict[str, Any]]:
         """Reset every instance (``options["reset_mask"]``: only those marked True).
 

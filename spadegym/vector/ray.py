@@ -31,7 +31,7 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.sandbox import ProgramInfo, SandboxConfig, SandboxPool, StepResult
@@ -201,7 +201,8 @@ class _Shard:
     def load_cached(self, source: str, filename: str = "<program>") -> ProgramInfo:
         """Load a program on the actor and describe its class (as a sandbox worker does)."""
         digest = _digest(source)
-        return self.request(filename, "load", filename, digest, [self.pool._ship(source, digest)])
+        shipped = [self.pool._ship(source, digest)]
+        return cast(ProgramInfo, self.request(filename, "load", filename, digest, shipped))
 
     def close(self) -> None:
         """Stop the actor (and with it, its sandbox workers)."""
@@ -234,7 +235,7 @@ class RemoteEnvHandle:
             self.filename, "open", self.filename, self.digest, shipped, actor=actor
         )
         self.instance, self.generation = key, generation
-        return info
+        return cast(ProgramInfo, info)
 
     @property
     def lost(self) -> bool:
@@ -246,11 +247,13 @@ class RemoteEnvHandle:
             raise _lost(self.filename, "its Ray actor died")
         return self.worker.request(self.filename, "call", self.instance, method, *args)
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """Reset the instance (re-creating it first if its actor died)."""
         if self.lost:
             self.info = self._create()
-        return self._call("reset", seed, options)
+        return cast(tuple[str, dict[str, Any]], self._call("reset", seed, options))
 
     def step(self, action: str) -> StepResult:
         """Step the instance with one action."""
@@ -261,11 +264,11 @@ class RemoteEnvHandle:
 
     def solution(self) -> list[str]:
         """The program's ``solution()`` for the current instance."""
-        return self._call("solution")
+        return cast(list[str], self._call("solution"))
 
     def hint(self) -> str:
         """The program's ``hint()`` for the current instance."""
-        return self._call("hint")
+        return cast(str, self._call("hint"))
 
     def close(self) -> None:
         """Release the instance on its actor."""
@@ -304,7 +307,7 @@ class RaySandboxPool:
         address: str | None = None,
         actor_cpus: float = 0.0,
         timeout: float = 300.0,
-        init_kwargs: dict | None = None,
+        init_kwargs: dict[str, Any] | None = None,
     ):
         if workers_per_actor < 1 or (num_actors is not None and num_actors < 1):
             raise SpadegymError(
@@ -326,7 +329,7 @@ class RaySandboxPool:
             exceptions.WorkerCrashedError,
             exceptions.GetTimeoutError,
         )
-        self.workers: list[Any] = [_Shard(self) for _ in range(num_actors or min(8, cpus))]
+        self.workers = [_Shard(self) for _ in range(num_actors or min(8, cpus))]
         self._load = [0] * len(self.workers)
 
     def _start_actor(self) -> Any:
@@ -388,10 +391,10 @@ class RaySandboxPool:
         ]
 
     def reset_batch(
-        self, batch: Sequence[tuple[Any, int | None, dict | None]]
-    ) -> list[tuple[str, dict] | ProgramError]:
+        self, batch: Sequence[tuple[Any, int | None, dict[str, Any] | None]]
+    ) -> list[tuple[str, dict[str, Any]] | ProgramError]:
         """Reset each ``(handle, seed, options)``, the actors in parallel; failures as values."""
-        results: list[tuple[str, dict] | ProgramError | None] = [None] * len(batch)
+        results: list[tuple[str, dict[str, Any]] | ProgramError | None] = [None] * len(batch)
 
         def reset(positions: list[int]) -> None:
             for position in positions:
@@ -491,7 +494,7 @@ class RayEnvBatch(EnvBatch):
         autoreset: bool = True,
         pool: RaySandboxPool | None = None,
         address: str | None = None,
-        init_kwargs: dict | None = None,
+        init_kwargs: dict[str, Any] | None = None,
     ):
         own = pool is None
         if pool is None:
