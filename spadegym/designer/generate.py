@@ -55,11 +55,11 @@ from spadegym.errors import ConfigError, SpadegymError
 from spadegym.llm.base import ChatLLM, LLMError, LLMUnreachableError, Message
 from spadegym.llm.replay import ReplayChat
 from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
+from spadegym.validation.executors import Executor, get_executor
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
     from spadegym.registry.interface import RegistryLike
-    from spadegym.validation.executors import Executor
 
 __all__ = ["generate"]
 
@@ -634,8 +634,6 @@ def _check_settings(
 def _open_executor(executor: Executor | str | None) -> Executor | None:
     if executor is None:
         return None
-    from spadegym.validation.executors import get_executor
-
     try:
         return get_executor(executor)
     except ConfigError:
