@@ -12,8 +12,8 @@ import json
 import time
 from pathlib import Path
 
-from spadegym.executors import LocalExecutor, RayExecutor
 from spadegym.validation import validate_many
+from spadegym.validation.executors import LocalExecutor, RayExecutor
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,7 @@ with too: one system prompt per kind, one hint format, one turn loop). Here the 
 run's generation engine: each round's conversations become prompt tokens, the engine samples
 them in one batch with the solver's adapter, and each reply keeps its tokens and the engine's
 log-probs for the update. The instances live in a local ``SandboxPool`` or, with ``executor:
-ray``, on Ray actors (``spadegym.vector_ray.RaySandboxPool``, same interface).
+ray``, on Ray actors (``spadegym.vector.ray.RaySandboxPool``, same interface).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from spadegym.sandbox import SandboxConfig, SandboxPool
 from spadegym_train.engines.base import GenerationEngine
 
 if TYPE_CHECKING:
-    from spadegym.vector_ray import RaySandboxPool
+    from spadegym.vector.ray import RaySandboxPool
     from spadegym_train.config import TrainConfig
 
 
@@ -95,7 +95,7 @@ def open_episode_pool(
         pool = SandboxPool(sandbox_workers, sandbox, spares=2)
         pool.start()
         return pool
-    from spadegym.vector_ray import RaySandboxPool
+    from spadegym.vector.ray import RaySandboxPool
 
     address = executor[4:] if executor.startswith("ray:") else None
     return RaySandboxPool(workers_per_actor=sandbox_workers, config=sandbox, address=address)

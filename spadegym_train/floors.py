@@ -23,7 +23,7 @@ from spadegym.validation.shortcuts import BOXED_TEMPLATE, ShortcutSolver, shortc
 
 if TYPE_CHECKING:
     from spadegym.sandbox.pool import SandboxPool
-    from spadegym.vector_ray import RaySandboxPool
+    from spadegym.vector.ray import RaySandboxPool
 
 SHORTCUT_TURNS = 4
 """Turns a shortcut plays at most (``shortcut_family``'s ``max_turns``)."""

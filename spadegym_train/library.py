@@ -18,7 +18,7 @@ from spadegym.errors import ConfigError, ProgramError
 
 if TYPE_CHECKING:
     from spadegym.sandbox.pool import SandboxPool
-    from spadegym.vector_ray import RaySandboxPool
+    from spadegym.vector.ray import RaySandboxPool
     from spadegym_train.config import TrainConfig
 
 

@@ -55,9 +55,9 @@ from spadegym.errors import ConfigError, SpadegymError
 from spadegym.llm.base import ChatLLM, LLMError, LLMUnreachableError, Message
 from spadegym.llm.replay import ReplayChat
 from spadegym.validation import ValidationConfig, ValidationReport, validate, validate_many
+from spadegym.validation.executors import Executor, get_executor
 
 if TYPE_CHECKING:
-    from spadegym.executors import Executor
     from spadegym.memory.interface import MemoryLike
     from spadegym.registry.interface import RegistryLike
 
@@ -454,8 +454,9 @@ def generate(
         validation: how hard to validate; ``ValidationConfig()`` by default.
         write_hints: ask the model for a hint when a program has no ``hint()``.
         executor: where validations run: ``None`` (each candidate's own thread), ``"local"``,
-            ``"ray"``, ``"ray:<address>"`` or an ``Executor`` (``spadegym.executors``); the
-            model calls stay in this process. An executor made here is closed at the end.
+            ``"ray"``, ``"ray:<address>"`` or an ``Executor``
+            (``spadegym.validation.executors``); the model calls stay in this process. An
+            executor made here is closed at the end.
 
     Returns:
         A ``GenerationReport`` with every candidate, the counts and the timings. Ctrl-C
@@ -633,8 +634,6 @@ def _check_settings(
 def _open_executor(executor: Executor | str | None) -> Executor | None:
     if executor is None:
         return None
-    from spadegym.executors import get_executor
-
     try:
         return get_executor(executor)
     except ConfigError:

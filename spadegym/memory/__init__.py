@@ -4,6 +4,29 @@ It answers what has been accepted, how it was played, and whether a new program 
 the memory already holds.
 
 ``import spadegym.memory`` needs neither torch nor faiss: both load on first use.
+
+The modules, by role:
+
+- The memory itself: ``store`` (``EnvironmentMemory``, a folder; it is assembled from the
+  ``behaviour`` and ``similarity`` mixins), ``interface`` (``MemoryLike``, what the rest of
+  spadegym asks of it) and ``default`` (the user's memory, seeded with the shipped library).
+- "Is this a copy?": what a program is, read statically (``fingerprint``: the normalised-AST
+  fingerprint and code shingles) and by playing it in a sandbox (``signature``: behaviour on
+  fixed probes; ``behaviour``: the memory's workers and stored signatures); who to compare it
+  with (``codekeys``: neighbours by code, beside the index's neighbours by meaning); the
+  signals (``compare``, with ``crossplay`` replaying stored solutions in the candidate); the
+  rule and its tuned thresholds (``novelty.judge``); and the memory's entry points
+  (``similarity``: ``check_novelty``, ``similar``, ``similar_to``).
+- Search by meaning: ``embedders`` (text to vectors) and ``index`` (FAISS, rebuilt from
+  SQLite when stale or damaged).
+- The SQLite store, the source of truth: ``database`` (the connection; damage is one error),
+  ``records`` (the environment table), ``programs`` (sources and signatures), ``stats`` (play
+  statistics, regret, the frontier), ``journal`` (registry writes in flight), ``identity``
+  (the embedder a memory was built with) and ``integrity`` (a full check when the files
+  changed behind the memory's back).
+- Computed ahead for the shipped library, so a new memory seeds fast: ``precomputed``
+  (summaries and embeddings) and ``library`` (behavioural signatures).
+- ``progress``: a line on slow work (loading the embedder, rebuilding the index).
 """
 
 from __future__ import annotations

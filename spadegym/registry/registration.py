@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 ENTRY_POINT = "spadegym.registry:make_env"
 """What every registered spec calls; the id's folder and sha256 travel in its kwargs."""
 
-VECTOR_ENTRY_POINT = "spadegym.vector_env:make_vector"
-"""What ``gymnasium.make_vec`` calls by default: the pooled batch (``spadegym.vector_env``)."""
+VECTOR_ENTRY_POINT = "spadegym.vector.gym:make_vector"
+"""What ``gymnasium.make_vec`` calls by default: the pooled batch (``spadegym.vector.gym``)."""
 
 log = logging.getLogger("spadegym.registry")
 

@@ -1,6 +1,6 @@
 """What every pool of sandbox workers offers: the ``Pool`` protocol and the ``Handle`` it opens.
 
-``SandboxPool`` (worker processes on this machine) and ``spadegym.vector_ray.RaySandboxPool``
+``SandboxPool`` (worker processes on this machine) and ``spadegym.vector.ray.RaySandboxPool``
 (the same over Ray actors) both implement it; ``EnvBatch``, ``ProgramEnv(pool=...)`` and the
 trainer are written against it. Batched operations report each item's failure in its place, as
 a ``ProgramError`` value; single operations raise it.

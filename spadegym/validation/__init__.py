@@ -4,9 +4,10 @@ The battery (``battery``) runs the checks in ``CHECK_ORDER`` on one program in o
 static gates (``static``), the sandboxed gates (``gates``), then behavioural checks that play
 the program (``checks``, ``random_play``, ``fuzz``, ``values``, ``state``, sharing a ``context``)
 under a time budget (``budget``); ``leak`` tells whether a hint gives the answer away.
-``Validator`` and ``validate_many`` (``validator``) validate many programs at once. What comes
-back is data (``report``): a ``ValidationReport`` of ``CheckResult``s and the
-``ProgramProperties`` learned, phrased to be fed back to the designer model.
+``Validator`` and ``validate_many`` (``validator``) validate many programs at once, on threads
+or Ray actors (``executors``). What comes back is data (``report``): a ``ValidationReport`` of
+``CheckResult``s and the ``ProgramProperties`` learned, phrased to be fed back to the designer
+model.
 """
 
 from __future__ import annotations

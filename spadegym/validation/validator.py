@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from spadegym.sandbox import WorkerSupply
 from spadegym.validation.battery import judge_novelty, run_battery, validate
 from spadegym.validation.config import ValidationConfig
+from spadegym.validation.executors import Executor, LocalExecutor, TaskLost, get_executor
 from spadegym.validation.report import CheckResult, ValidationReport
 
 if TYPE_CHECKING:
-    from spadegym.executors import Executor, TaskLost
     from spadegym.memory.interface import MemoryLike
 
 
@@ -84,8 +84,6 @@ class Validator:
         ahead: int | None = None,
         warm: bool = True,
     ):
-        from spadegym.executors import LocalExecutor, get_executor
-
         self.config = config or ValidationConfig()
         self.executor = get_executor(executor, workers)
         self._owns_executor = self.executor is not executor
@@ -115,8 +113,6 @@ class Validator:
         progress: Callable[[int, ValidationReport], None] | None = None,
     ) -> list[ValidationReport]:
         """Validate several programs concurrently; see the module function ``validate_many``."""
-        from spadegym.executors import LocalExecutor
-
         items = list(texts)
         task = (
             self.validate
@@ -174,8 +170,6 @@ def warm_up(config: ValidationConfig) -> None:
 
 
 def _as_report(result: ValidationReport | TaskLost) -> ValidationReport:
-    from spadegym.executors import TaskLost
-
     if isinstance(result, TaskLost):
         return ValidationReport(
             ok=False,

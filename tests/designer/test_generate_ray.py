@@ -17,10 +17,10 @@ import pytest
 from spadegym.cli import generate as generate_cli
 from spadegym.designer import generate
 from spadegym.errors import ConfigError
-from spadegym.executors import LocalExecutor
 from spadegym.llm import ReplayChat
 from spadegym.memory import EnvironmentMemory, HashingEmbedder
 from spadegym.registry import Registry
+from spadegym.validation.executors import LocalExecutor
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::spadegym.registry.ShadowedEnvironmentWarning"

@@ -52,6 +52,21 @@ def test_spec_to_json_round_trip(root):
         env.close()
 
 
+def test_entry_points_name_the_functions_gymnasium_calls(root):
+    # The spec's entry points are strings, which no import checker reads: load them as
+    # gymnasium.make and gymnasium.make_vec do.
+    from gymnasium.envs.registration import load_env_creator
+
+    from spadegym.registry import make_env
+    from spadegym.registry.registration import VECTOR_ENTRY_POINT
+    from spadegym.vector.gym import make_vector
+
+    spec = gymnasium.spec("spade/LockPick-v0")
+    assert spec.vector_entry_point == VECTOR_ENTRY_POINT
+    assert load_env_creator(spec.entry_point) is make_env
+    assert load_env_creator(spec.vector_entry_point) is make_vector
+
+
 def test_kwargs_pass_through(root):
     env = gymnasium.make("spade/LockPick-v0", isolation="none", max_turns=3)
     try:

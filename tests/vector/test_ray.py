@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::spadegym.registry.ShadowedEnvironmentWarning"),
 ]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOOD = ROOT / "examples" / "good"
 LOCK = (GOOD / "lock_pick.py").read_text()
 NIM = (GOOD / "nim.py").read_text()
@@ -70,7 +70,7 @@ def cluster(tmp_path_factory):
 
 
 def _batch(envs, **kwargs):
-    from spadegym.vector_ray import RayEnvBatch
+    from spadegym.vector.ray import RayEnvBatch
 
     return RayEnvBatch(envs, num_actors=2, **kwargs)
 
@@ -149,7 +149,7 @@ def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
     pytest.importorskip("torch")
     from spadegym.play import EpisodeSpec, Reply, play_episodes
     from spadegym.sandbox import SandboxPool
-    from spadegym.vector_ray import RaySandboxPool
+    from spadegym.vector.ray import RaySandboxPool
     from spadegym_train.episodes import open_episode_pool
 
     class Scripted:

@@ -12,7 +12,7 @@ from sample_programs import COUNTER, LOCK_PICK
 from spadegym.errors import SpadegymError
 from spadegym.registry import Registry
 from spadegym.text_memory import SharedTexts
-from spadegym.vector_env import SpadeVectorEnv
+from spadegym.vector.gym import SpadeVectorEnv
 
 WRONG = "\\boxed{abc}"
 
@@ -120,7 +120,7 @@ def shifts(observation: str) -> list[str]:
 def test_make_with_difficulty_sets_the_default_of_reset(isolated_spadegym, tmp_path):
     from pathlib import Path
 
-    program = Path(__file__).parent.parent / "examples" / "single_turn" / "clock_shift.py"
+    program = Path(__file__).resolve().parents[2] / "examples" / "single_turn" / "clock_shift.py"
     env_id = Registry(tmp_path / "root").add(program.read_text())
     easy = gymnasium.make(env_id, difficulty=1)
     hard = gymnasium.make(env_id, difficulty=5)

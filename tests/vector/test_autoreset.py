@@ -1,12 +1,12 @@
-"""The autoreset modes by name, and the seed rule (``spadegym.autoreset``)."""
+"""The autoreset modes by name, and the seed rule (``spadegym.vector.autoreset``)."""
 
 from __future__ import annotations
 
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from spadegym.autoreset import autoreset_mode_of, next_seed, seed_generator
 from spadegym.errors import SpadegymError
+from spadegym.vector.autoreset import autoreset_mode_of, next_seed, seed_generator
 
 
 def test_autoreset_modes_are_named_by_enum_name_value_or_bool():

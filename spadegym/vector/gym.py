@@ -17,7 +17,7 @@ other. ``autoreset_mode=`` chooses here (``metadata["autoreset_mode"]`` says whi
 ``options={"reset_mask": ...}``), each played as ``SyncVectorEnv`` plays it; there,
 ``vector_kwargs={"autoreset_mode": ...}`` chooses. ``NEXT_STEP`` costs no extra exchange: the
 reset goes out with the ending step, as the default's does, and its answer waits for the next
-``step``. Seeds follow ``ProgramEnv``'s rule (``spadegym.autoreset``), so the pooled vector
+``step``. Seeds follow ``ProgramEnv``'s rule (``spadegym.vector.autoreset``), so the pooled vector
 and ``"sync"`` play the same episodes for the same reset seeds and actions.
 
 Observations are a tuple of strings; actions are a sequence of ``n`` strings. A program that
@@ -34,7 +34,6 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from spadegym.autoreset import autoreset_mode_of
 from spadegym.env import (
     action_space,
     check_difficulty,
@@ -43,6 +42,7 @@ from spadegym.env import (
     observation_space,
 )
 from spadegym.errors import SpadegymError
+from spadegym.vector.autoreset import autoreset_mode_of
 
 __all__ = ["SpadeVectorEnv", "autoreset_mode_of", "make_vector"]
 
@@ -90,7 +90,7 @@ class SpadeVectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
     ):
         from spadegym.sandbox import SandboxConfig
-        from spadegym.vector import EnvBatch
+        from spadegym.vector.batch import EnvBatch
 
         if not isinstance(num_envs, int) or num_envs < 1:
             raise SpadegymError(f"num_envs={num_envs!r}: a vector holds at least 1 instance.")
@@ -118,7 +118,10 @@ class SpadeVectorEnv(VectorEnv):
         self._last: tuple[str, ...] = ("",) * num_envs  # the observations reset_mask keeps
 
     def reset(
-        self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> tuple[tuple[str, ...], dict[str, Any]]:
         """Reset every instance (``options["reset_mask"]``: only those marked True).
 

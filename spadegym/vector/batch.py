@@ -19,7 +19,7 @@ episode's first observation (reward 0, not done) and reset info. The reset itsel
 out in the ending step's exchange, as each worker answers; its answer is held for the next
 step. ``autoreset=False`` (``DISABLED``) leaves resets to the caller.
 
-Seeds follow ``ProgramEnv``'s (Gymnasium's) rule (``spadegym.autoreset``), so a batch plays
+Seeds follow ``ProgramEnv``'s (Gymnasium's) rule (``spadegym.vector.autoreset``), so a batch plays
 the episodes that ``ProgramEnv`` instances reset with the same seeds play.
 
 This is not ``spadegym.play``: ``EnvBatch`` is a vector-environment API (the caller holds the
@@ -39,11 +39,11 @@ from typing import Any
 from gymnasium.vector import AutoresetMode
 from numpy.random import Generator
 
-from spadegym.autoreset import autoreset_mode_of, next_seed, seed_generator
 from spadegym.contract import check_max_turns, episode_outcome
 from spadegym.errors import ProgramError, SandboxError, SpadegymError
 from spadegym.sandbox import Pool, SandboxConfig, SandboxPool, StepResult
 from spadegym.sandbox.pool import ResetArgs
+from spadegym.vector.autoreset import autoreset_mode_of, next_seed, seed_generator
 
 __all__ = ["EnvBatch", "resolve_program"]
 

@@ -1,4 +1,9 @@
-"""Where work runs: a local pool (the default) or a Ray cluster, behind one small interface.
+"""Where validations run: a local pool (the default) or a Ray cluster, behind one small interface.
+
+``Validator``/``validate_many`` fan their programs out over an executor, and ``generate``
+passes its ``executor=`` here for its candidates' validations (the model calls stay in the
+driver). An executor maps any function, but what it is given is validation work: stepping
+many environments at once is ``spadegym.vector``'s job, whose Ray batch shares ``init_ray``.
 
 ``Executor.map(fn, items)`` runs ``fn(item)`` for every item and returns the results in order.
 A result that could not be produced comes back as a ``TaskLost`` value, never silently
@@ -110,7 +115,7 @@ class RayExecutor(Executor):
         address: str | None = None,
         num_actors: int | None = None,
         max_retries: int = 2,
-        init_kwargs: dict | None = None,
+        init_kwargs: dict[str, Any] | None = None,
     ):
         ray = init_ray(address, init_kwargs)
         self.ray = ray
@@ -210,7 +215,7 @@ class _TaskActor:
         return os.getpid()
 
 
-def init_ray(address: str | None = None, init_kwargs: dict | None = None) -> Any:
+def init_ray(address: str | None = None, init_kwargs: dict[str, Any] | None = None) -> Any:
     """Import Ray and connect to a cluster, unless this process already has.
 
     Args:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from spadegym.errors import SpadegymError
-from spadegym.executors import LocalExecutor, TaskLost, get_executor
 from spadegym.validation import ValidationConfig, validate_many
+from spadegym.validation.executors import LocalExecutor, TaskLost, get_executor
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = [p.read_text() for p in sorted((ROOT / "examples" / "good").glob("*.py"))[:3]]
 FAST = ValidationConfig(fuzz_examples=10, check_env=False)
 
@@ -60,7 +60,7 @@ def ray_executor():
     pytest.importorskip("ray")
     from ray import cloudpickle
 
-    from spadegym.executors import RayExecutor
+    from spadegym.validation.executors import RayExecutor
 
     # Ray's workers cannot import this test module: send its functions by value.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
