@@ -119,9 +119,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     # replies to each of three questions per game (play.plays_per_seed: GRPO's group, so a
     # reply is judged against replies to the same numbers; on seed 0, 24 plays in groups of 8
     # beat 12 in groups of 4 run for 16 iterations: +0.20 against +0.10 over the base model,
-    # where the longer run collapsed to bare numbers and lost SumChoice); sampling at 0.5 (at 0.7 half the base model's replies name
-    # no listed answer; at 1.0 the full vocabulary of a 135M model is mostly noise) and
-    # evaluation at 0.1, nearly greedy (the answer the policy prefers).
+    # where the longer run collapsed to bare numbers and lost SumChoice); sampling at 0.5
+    # (at 0.7 half the base model's replies name no listed answer; at 1.0 the full vocabulary
+    # of a 135M model is mostly noise) and evaluation at 0.1, nearly greedy (the answer the
+    # policy prefers).
     "small-cpu": {
         "model.name": "smollm2",
         "mode": "fixed",
