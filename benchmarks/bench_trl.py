@@ -9,7 +9,7 @@ preset: short library environments at difficulty 1) twice, from the same base we
   in the same groups (``play.plays_per_seed`` rollouts of one instance, ``play.plays_per_env`` per
   environment), LoRA of the same rank, alpha and target modules, the same learning rate,
   sampling temperature, reply length (tokens per reply) and turn limit, no KL term, one
-  optimisation pass.
+  optimisation pass, gradient checkpointing as the preset has it (off).
 
 Then both trained models and the learning-rate-0 control (the base weights: LoRA starts at
 zero, so a run at learning rate 0 leaves them as they are) play the same held-out instances
@@ -143,6 +143,8 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
         temperature=config.generation.temperature,
         top_p=config.generation.top_p,
         beta=config.ppo.kl_coef,
+        # GRPOConfig turns it on by default; small-cpu keeps it off (a 135M model fits).
+        gradient_checkpointing=config.model.gradient_checkpointing,
         num_iterations=config.ppo.epochs,
         lr_scheduler_type="constant",
         logging_steps=1,
