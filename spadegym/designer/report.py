@@ -10,7 +10,7 @@ from typing import Any
 from spadegym.llm.base import Message
 from spadegym.validation import ValidationReport
 
-__all__ = ["STATUSES", "Candidate", "GenerationReport", "Tokens", "Turn"]
+__all__ = ["STATUSES", "Candidate", "DesignTurn", "GenerationReport", "Tokens"]
 
 STATUSES = ("accepted", "rejected", "duplicate", "error", "interrupted")
 """How a candidate ended: registered; failed validation after its repairs; judged a copy of a
@@ -18,7 +18,7 @@ stored environment; the model could not be asked; the run stopped before it fini
 
 
 @dataclass
-class Turn:
+class DesignTurn:
     """One designer turn: the request, the reply, and its validation.
 
     Attributes:
@@ -98,7 +98,7 @@ class Candidate:
     difficulty: int
     document_id: str
     corpus: str
-    turns: list[Turn] = field(default_factory=list)
+    turns: list[DesignTurn] = field(default_factory=list)
     status: str = "interrupted"
     env_id: str | None = None
     reason: str = ""
