@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from spadegym.designer.report import Candidate, DesignTurn, Tokens
+from spadegym.designer.candidates import Candidate, DesignTurn, Tokens
 from spadegym.errors import ConfigError
 from spadegym_train.design import Plays
 from spadegym_train.library import PoolEnv

@@ -4,7 +4,7 @@
 repairs them, checks novelty against the memory and registers the good ones; see
 ``spadegym.designer.generate``. A trainer runs the same pipeline in batches
 (``spadegym.designer.rounds``): it samples the replies itself, for their tokens. Both plan
-``Slot``s (``slots``), make ``Candidate``s (``report``) and register through ``commit``.
+``Slot``s (``slots``), make ``Candidate``s (``candidates``) and register through ``commit``.
 
 ``DesignTurn`` was called ``Turn`` until this release (``spadegym.play.Turn`` is a solver's
 turn); the old name still imports, with a ``FutureWarning``.
@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from spadegym import compat
+from spadegym.designer.candidates import STATUSES, Candidate, DesignTurn, GenerationReport, Tokens
 from spadegym.designer.generate import generate
 from spadegym.designer.hints import HintResult, clean_hint, hint_problem, write_hint
 from spadegym.designer.prompts import (
@@ -24,7 +25,6 @@ from spadegym.designer.prompts import (
     hint_messages,
     repair_messages,
 )
-from spadegym.designer.report import STATUSES, Candidate, DesignTurn, GenerationReport, Tokens
 from spadegym.designer.slots import Slot, plan_slot
 
 __all__ = [

@@ -42,13 +42,13 @@ from spadegym import contract
 from spadegym.contract import KINDS, SKILLS
 from spadegym.corpus import Corpus, load_corpus
 from spadegym.designer import hints
+from spadegym.designer.candidates import Candidate, DesignTurn, GenerationReport
 from spadegym.designer.commit import commit, extracted, failure, source_of
 from spadegym.designer.context import DesignContext, draw_context
 from spadegym.designer.prompts import (
     design_messages,
     repair_messages,
 )
-from spadegym.designer.report import Candidate, DesignTurn, GenerationReport
 from spadegym.designer.runlog import Prior, RunLog
 from spadegym.designer.slots import Slot, plan_slot
 from spadegym.errors import ConfigError, SpadegymError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from spadegym.designer.report import Candidate, DesignTurn, GenerationReport
+from spadegym.designer.candidates import Candidate, DesignTurn, GenerationReport
 from spadegym.validation.report import ProgramProperties
 
 REASON = (

@@ -1,4 +1,8 @@
-"""What ``generate`` reports: every candidate, every turn, and the counts and timings."""
+"""A design run's candidates, each from prompt to verdict turn by turn, and the run's report.
+
+``generate`` returns a ``GenerationReport`` (every candidate, its turns, the counts and the
+timings); a trainer's rounds (``spadegym.designer.rounds``) make the same ``Candidate``s.
+"""
 
 from __future__ import annotations
 
