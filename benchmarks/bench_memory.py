@@ -177,7 +177,7 @@ def bench_cross_play(candidates: list[str]) -> None:
     from spadegym.memory import crossplay
     from spadegym.memory.default import seed_library
     from spadegym.memory.signature import Signature
-    from spadegym.validation.episodes import Episode, play
+    from spadegym.validation.episodes import ScriptedEpisode, play
 
     sources = devset.programs()
     replayed: list[int] = []
@@ -220,7 +220,7 @@ def bench_cross_play(candidates: list[str]) -> None:
                 if own is None or own.two_player:
                     continue
                 info = worker.load_cached(source)
-                others = [Episode(seed=100 + i, use_solution=True) for i in range(32)]
+                others = [ScriptedEpisode(seed=100 + i, use_solution=True) for i in range(32)]
                 play(worker, info, others, 0)
                 neighbours = {
                     f"n{i}": Signature(

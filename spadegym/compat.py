@@ -1,4 +1,4 @@
-"""Workarounds for the Python versions spadegym runs on.
+"""Workarounds for the Python versions spadegym runs on, and for names an older release used.
 
 CPython 3.11 keeps the recursion counter of its AST conversion in shared module state, so two
 threads building or compiling ASTs at once can fail with "AST constructor recursion depth
@@ -10,6 +10,10 @@ inside it at once can restore each other's filters and leave every warning silen
 (context-local warnings arrive in 3.14). Validation threads quiet Gymnasium's checker with
 ``quiet_gymnasium`` instead, which counts the blocks in progress and never runs them one
 after another.
+
+A public name that was renamed stays importable for one release: the module's ``__getattr__``
+hands the name to ``renamed``, which warns (``FutureWarning``, naming the new name) and
+returns the new object.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import ast
 import contextlib
 import threading
 import types
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 AST_LOCK = threading.RLock()
 """Held while an AST is built or compiled (re-entrant: validation nests the steps)."""
@@ -78,3 +84,30 @@ def quiet_gymnasium() -> Iterator[None]:
             _quiet_blocks -= 1
             if _quiet_blocks == 0:
                 logger.min_level = _quiet_saved_level
+
+
+def renamed(module: str, name: str, moves: Mapping[str, tuple[str, Any]]) -> Any:
+    """What a module's ``__getattr__`` returns for ``name``: a renamed object, with a warning.
+
+    Args:
+        module: the module's ``__name__``, for the messages.
+        name: the attribute asked for.
+        moves: old name -> (new name, the object).
+
+    Returns:
+        The object now called ``moves[name][0]``, after a ``FutureWarning`` saying to use that
+        name (the old one goes in the next release).
+
+    Raises:
+        AttributeError: ``name`` is not an old name either.
+    """
+    if name not in moves:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    new, value = moves[name]
+    warnings.warn(
+        f"{module}.{name} is renamed {new}; import {new} instead (the old name goes in the "
+        "next release).",
+        FutureWarning,
+        stacklevel=3,  # the caller of the module's __getattr__
+    )
+    return value

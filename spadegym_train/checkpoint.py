@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from spadegym.designer.report import Candidate, Tokens, Turn
+from spadegym.designer.candidates import Candidate, DesignTurn, Tokens
 from spadegym.errors import ConfigError
 from spadegym_train.design import Plays
 from spadegym_train.library import PoolEnv
@@ -156,7 +156,7 @@ def _candidate_from_state(data: dict[str, Any]) -> Candidate:
     tokens = data.get("tokens")
     return Candidate(
         **fields,
-        turns=[Turn("design", log_id, [], data["reply"])],
+        turns=[DesignTurn("design", log_id, [], data["reply"])],
         tokens=Tokens(**tokens) if tokens is not None else None,
     )
 

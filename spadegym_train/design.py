@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spadegym.designer.candidates import Candidate, Tokens
 from spadegym.designer.commit import report_floor
-from spadegym.designer.report import Candidate, Tokens
 from spadegym.designer.rounds import (
     Validated,
     prompt_round,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAINER = ROOT / "spadegym_train"
-PIPELINE_TYPES = {"Candidate", "Slot", "Turn", "Validated", "Prompt"}
+PIPELINE_TYPES = {"Candidate", "Slot", "DesignTurn", "Validated", "Prompt"}
 PIPELINE_STEP = re.compile(r"(^|_)(validate|commit|admit|register|find_copies|retry|plan)", re.I)
 
 

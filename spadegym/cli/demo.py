@@ -25,7 +25,7 @@ from spadegym import contract
 from spadegym.cli.output import terminal
 
 if TYPE_CHECKING:
-    from spadegym.designer.report import GenerationReport
+    from spadegym.designer.candidates import GenerationReport
     from spadegym.llm.base import ChatLLM
     from spadegym.memory import EnvironmentMemory
     from spadegym.registry import Registry

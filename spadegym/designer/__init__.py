@@ -4,11 +4,18 @@
 repairs them, checks novelty against the memory and registers the good ones; see
 ``spadegym.designer.generate``. A trainer runs the same pipeline in batches
 (``spadegym.designer.rounds``): it samples the replies itself, for their tokens. Both plan
-``Slot``s (``slots``), make ``Candidate``s (``report``) and register through ``commit``.
+``Slot``s (``slots``), make ``Candidate``s (``candidates``) and register through ``commit``.
+
+``DesignTurn`` was called ``Turn`` until this release (``spadegym.play.Turn`` is a solver's
+turn); the old name still imports, with a ``FutureWarning``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from spadegym import compat
+from spadegym.designer.candidates import STATUSES, Candidate, DesignTurn, GenerationReport, Tokens
 from spadegym.designer.generate import generate
 from spadegym.designer.hints import HintResult, clean_hint, hint_problem, write_hint
 from spadegym.designer.prompts import (
@@ -18,18 +25,17 @@ from spadegym.designer.prompts import (
     hint_messages,
     repair_messages,
 )
-from spadegym.designer.report import STATUSES, Candidate, GenerationReport, Tokens, Turn
 from spadegym.designer.slots import Slot, plan_slot
 
 __all__ = [
     "STATUSES",
     "Candidate",
+    "DesignTurn",
     "Example",
     "GenerationReport",
     "HintResult",
     "Slot",
     "Tokens",
-    "Turn",
     "clean_hint",
     "contract_rules",
     "design_messages",
@@ -40,3 +46,7 @@ __all__ = [
     "repair_messages",
     "write_hint",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    return compat.renamed(__name__, name, {"Turn": ("DesignTurn", DesignTurn)})

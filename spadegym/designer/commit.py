@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from spadegym.designer.report import Candidate
+from spadegym.designer.candidates import Candidate
 from spadegym.validation import ValidationReport
 
 if TYPE_CHECKING:

@@ -42,13 +42,13 @@ from spadegym import contract
 from spadegym.contract import KINDS, SKILLS
 from spadegym.corpus import Corpus, load_corpus
 from spadegym.designer import hints
+from spadegym.designer.candidates import Candidate, DesignTurn, GenerationReport
 from spadegym.designer.commit import commit, extracted, failure, source_of
 from spadegym.designer.context import DesignContext, draw_context
 from spadegym.designer.prompts import (
     design_messages,
     repair_messages,
 )
-from spadegym.designer.report import Candidate, GenerationReport, Turn
 from spadegym.designer.runlog import Prior, RunLog
 from spadegym.designer.slots import Slot, plan_slot
 from spadegym.errors import ConfigError, SpadegymError
@@ -150,7 +150,9 @@ class _Run:
                     cand.status = "rejected"
                     cand.reason = f"{failure(cand.report)} (the repair request failed: {exc})"
                 return
-            turn = Turn(purpose, log_id, request, reply, llm_seconds=seconds, from_log=from_log)
+            turn = DesignTurn(
+                purpose, log_id, request, reply, llm_seconds=seconds, from_log=from_log
+            )
             cand.turns.append(turn)
             self._validate(cand.index, turn, cand.turns[:-1])
             if turn.report is not None and turn.report.ok:
@@ -201,7 +203,7 @@ class _Run:
         self.log.write(record)
         return reply, seconds, False
 
-    def _validate(self, index: int, turn: Turn, earlier: list[Turn]) -> None:
+    def _validate(self, index: int, turn: DesignTurn, earlier: list[DesignTurn]) -> None:
         started = time.perf_counter()
         program = extracted(turn.reply) if earlier else None
         same = next((t for t in earlier if program is not None and t.program == program), None)

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from spadegym.corpus import Corpus
+from spadegym.designer.candidates import Candidate, DesignTurn, Tokens
 from spadegym.designer.commit import commit, extracted, failure, source_of
 from spadegym.designer.context import draw_context
 from spadegym.designer.prompts import design_messages
-from spadegym.designer.report import Candidate, Tokens, Turn
 from spadegym.designer.short_prompt import short_design_messages
 from spadegym.designer.slots import Slot, pick_difficulty
 from spadegym.errors import ProgramError
@@ -139,7 +139,7 @@ def _candidate(
     tokens: Tokens | None,
     scripted: bool = False,
 ) -> Candidate:
-    turn = Turn("design", f"c{slot.index:04d}-a{attempt}", prompt.messages, reply)
+    turn = DesignTurn("design", f"c{slot.index:04d}-a{attempt}", prompt.messages, reply)
     return Candidate(
         slot.index,
         slot.skill,

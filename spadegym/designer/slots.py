@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from spadegym import contract
 from spadegym.corpus import Corpus, Document
-from spadegym.designer.report import Candidate
+from spadegym.designer.candidates import Candidate
 
 __all__ = [
     "Slot",

@@ -28,7 +28,7 @@ from spadegym.errors import SpadegymError
 from spadegym.llm.tokens import encode_chat, left_pad
 
 if TYPE_CHECKING:
-    from spadegym.integrations.trl import SpadeEnvironment, SpadeEnvironments
+    from spadegym.integrations.trl import RolloutEnvironment, SpadeEnvironments
 
 __all__ = ["INSTANCE_KEY", "PlayedEpisode", "TextTurns", "play_text_episodes", "spade_outcome"]
 
@@ -108,7 +108,7 @@ def _between_turns(
 def play_text_episodes(
     model: Any,
     tokenizer: Any,
-    environments: Sequence[SpadeEnvironment],
+    environments: Sequence[RolloutEnvironment],
     prompts: Sequence[Sequence[dict[str, Any]]],
     *,
     budget: int,
@@ -122,7 +122,7 @@ def play_text_episodes(
     Args:
         model: a causal LM (generation runs without gradients).
         tokenizer: its tokenizer, with a chat template.
-        environments: one ``SpadeEnvironment`` per prompt (reset here).
+        environments: one ``RolloutEnvironment`` per prompt (reset here).
         prompts: text-turn rows' prompts (each carries its instance).
         budget: tokens of one episode's completion, replies and observations together.
         reply_tokens: at most this many tokens per reply (default: the rest of the budget).
@@ -229,7 +229,7 @@ class TextTurns:
         self.factory = factory
         self.reply_tokens = reply_tokens
         self.max_turns = max_turns
-        self._environments: list[SpadeEnvironment] = []
+        self._environments: list[RolloutEnvironment] = []
 
     def __call__(self, prompts: list, trainer: Any) -> dict[str, Any]:
         """Play each prompt's episode with the trainer's model (one completion per prompt)."""

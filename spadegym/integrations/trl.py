@@ -30,6 +30,10 @@ device and precision of this machine (``use_cpu`` and no bf16 without CUDA).
 each completion in the sandbox.
 
 Two-player games are refused: here the model alone acts every turn.
+
+``RolloutEnvironment`` was called ``SpadeEnvironment`` until this release (the name of the
+OpenEnv adapter's environment, ``spadegym.integrations.openenv``); the old name still imports,
+with a ``FutureWarning``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from spadegym import compat
 from spadegym.errors import SpadegymError
 from spadegym.integrations.programs import (
     Program,
@@ -51,7 +56,7 @@ from spadegym.integrations.programs import (
 
 __all__ = [
     "TOOL_NOTE",
-    "SpadeEnvironment",
+    "RolloutEnvironment",
     "SpadeEnvironments",
     "environment_factory",
     "load_model",
@@ -82,7 +87,7 @@ def system_prompt(kind: str) -> str:
 
 
 class SpadeEnvironments:
-    """The ``environment_factory`` of ``GRPOTrainer``: call it for a new ``SpadeEnvironment``.
+    """The ``environment_factory`` of ``GRPOTrainer``: call it for a new ``RolloutEnvironment``.
 
     Args:
         ids: registered one-player environment ids.
@@ -115,11 +120,11 @@ class SpadeEnvironments:
         self.pool = SandboxPool(workers or min(2, os.cpu_count() or 1), sandbox)
         self.lock = threading.Lock()
         self._draws = itertools.count()
-        self._instances: list[SpadeEnvironment] = []
+        self._instances: list[RolloutEnvironment] = []
 
-    def __call__(self) -> SpadeEnvironment:
+    def __call__(self) -> RolloutEnvironment:
         """A new instance (TRL makes one per concurrent rollout and resets it per row)."""
-        environment = SpadeEnvironment(self)
+        environment = RolloutEnvironment(self)
         self._instances.append(environment)
         return environment
 
@@ -219,10 +224,11 @@ class SpadeEnvironments:
             self.pool.close()
 
 
-class SpadeEnvironment:
+class RolloutEnvironment:
     """One rollout's environment (made by ``SpadeEnvironments``; TRL resets it per row).
 
     Its public methods are what TRL sees: ``reset``, the tool ``act``, and ``get_reward``.
+    TRL logs ``get_reward`` under this class's name: ``rewards/RolloutEnvironment/mean``.
     """
 
     def __init__(self, owner: SpadeEnvironments):
@@ -410,3 +416,9 @@ def outcome_reward(
         }
         rewards.append(score_answer(reply if isinstance(reply, str) else None, entry))
     return rewards
+
+
+def __getattr__(name: str) -> Any:
+    return compat.renamed(
+        __name__, name, {"SpadeEnvironment": ("RolloutEnvironment", RolloutEnvironment)}
+    )

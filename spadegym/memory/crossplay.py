@@ -23,7 +23,7 @@ from typing import Any
 
 from spadegym.memory.signature import PROBES, Signature, transcript_row
 from spadegym.sandbox.pool import Worker
-from spadegym.validation.episodes import Episode, play
+from spadegym.validation.episodes import ScriptedEpisode, play
 
 PARTIAL_WINS = 2
 """Probes a stored solution must win, with no control won, when it does not win them all."""
@@ -117,7 +117,7 @@ class _Replay:
     def __init__(self, candidate: Signature):
         self.candidate = candidate
         self.templates = candidate.templates
-        self.pending: list[tuple[str, bool, Episode, Any]] = []
+        self.pending: list[tuple[str, bool, ScriptedEpisode, Any]] = []
         self.outcomes: dict[str, list[tuple[bool, bool]]] = {}
 
     def aligned(
@@ -164,7 +164,7 @@ class _Replay:
         self, env_id: str, control: bool, k: int, actions: list[str], transcript: Any
     ) -> None:
         probe = PROBES[k]
-        episode = Episode(seed=probe.seed, options=probe.options, actions=actions)
+        episode = ScriptedEpisode(seed=probe.seed, options=probe.options, actions=actions)
         self.pending.append((env_id, control, episode, transcript))
 
     def run(self, worker: Worker, info: Any, turns: int) -> None:
@@ -175,7 +175,7 @@ class _Replay:
         """
         if not self.pending:
             return
-        unique: dict[tuple[int, str, tuple[str, ...]], Episode] = {}
+        unique: dict[tuple[int, str, tuple[str, ...]], ScriptedEpisode] = {}
         for _, _, episode, _ in self.pending:
             key = (episode.seed, repr(episode.options), tuple(episode.actions or ()))
             unique.setdefault(key, episode)

@@ -25,7 +25,7 @@ from typing import Any
 from spadegym.errors import ConfigError
 from spadegym.sandbox import ProgramInfo
 from spadegym.sandbox.pool import Worker
-from spadegym.validation.episodes import Episode, play
+from spadegym.validation.episodes import ScriptedEpisode, play
 
 SIGNATURE_VERSION = 1
 """Bumped when what a signature records changes; older signatures are recomputed or ignored."""
@@ -278,14 +278,18 @@ def compute_signature(worker: Worker, source: str, filename: str = "<program>") 
     info = worker.load_cached(source, filename)
     two_player = info.num_players == 2
     max_turns = _turns(info)
-    firsts: list[Episode] = []
-    replies: list[Episode] = []
+    firsts: list[ScriptedEpisode] = []
+    replies: list[ScriptedEpisode] = []
     for probe in PROBES:
         if two_player:
-            firsts.append(_ScriptedEpisode(seed=probe.seed, options=probe.options))
+            firsts.append(_ReactiveEpisode(seed=probe.seed, options=probe.options))
         else:
-            firsts.append(Episode(seed=probe.seed, options=probe.options, use_solution=True))
-        replies.append(Episode(seed=probe.seed, options=probe.options, actions=[*PROBE_REPLIES]))
+            firsts.append(
+                ScriptedEpisode(seed=probe.seed, options=probe.options, use_solution=True)
+            )
+        replies.append(
+            ScriptedEpisode(seed=probe.seed, options=probe.options, actions=[*PROBE_REPLIES])
+        )
     play(worker, info, firsts + replies, max_turns)
     records = []
     for probe, first, reply in zip(PROBES, firsts, replies, strict=True):
@@ -297,7 +301,9 @@ def _turns(info: ProgramInfo) -> int:
     return info.max_turns if isinstance(info.max_turns, int) and info.max_turns > 0 else 1
 
 
-def _record(probe: Probe, first: Episode, reply: Episode, two_player: bool) -> ProbeRecord:
+def _record(
+    probe: Probe, first: ScriptedEpisode, reply: ScriptedEpisode, two_player: bool
+) -> ProbeRecord:
     observation = first.first_observation or reply.first_observation
     error = first.error or reply.error
     solution = None
@@ -333,8 +339,8 @@ def transcript_row(row: list[Any]) -> tuple[Any, ...]:
     )
 
 
-class _ScriptedEpisode(Episode):
-    """An episode whose next move is ``scripted_move`` of the current observation."""
+class _ReactiveEpisode(ScriptedEpisode):
+    """A scripted episode whose next move reacts to the observation (``scripted_move``)."""
 
     def next_action(self) -> str | None:
         if self.turns >= SCRIPT_MOVES:

@@ -8,19 +8,30 @@ under a time budget (``budget``); ``leak`` tells whether a hint gives the answer
 or Ray actors (``executors``). What comes back is data (``report``): a ``ValidationReport`` of
 ``CheckResult``s and the ``ProgramProperties`` learned, phrased to be fed back to the designer
 model.
+
+``NearestMatch`` was called ``Novelty`` until this release; the old name still imports, with a
+``FutureWarning`` (``spadegym.memory.Novelty`` is the memory's verdict).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from spadegym import compat
 from spadegym.validation.battery import CHECK_ORDER, validate
 from spadegym.validation.config import ValidationConfig
-from spadegym.validation.report import CheckResult, Novelty, ProgramProperties, ValidationReport
+from spadegym.validation.report import (
+    CheckResult,
+    NearestMatch,
+    ProgramProperties,
+    ValidationReport,
+)
 from spadegym.validation.validator import Validator, validate_many
 
 __all__ = [
     "CHECK_ORDER",
     "CheckResult",
-    "Novelty",
+    "NearestMatch",
     "ProgramProperties",
     "ValidationConfig",
     "ValidationReport",
@@ -28,3 +39,7 @@ __all__ = [
     "validate",
     "validate_many",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    return compat.renamed(__name__, name, {"Novelty": ("NearestMatch", NearestMatch)})

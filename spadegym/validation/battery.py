@@ -31,7 +31,12 @@ from spadegym.validation import checks, floor, gates, random_play, state, static
 from spadegym.validation.budget import Clock, OutOfTime, check_budget
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.context import Context
-from spadegym.validation.report import CheckResult, Novelty, ProgramProperties, ValidationReport
+from spadegym.validation.report import (
+    CheckResult,
+    NearestMatch,
+    ProgramProperties,
+    ValidationReport,
+)
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike
@@ -293,7 +298,7 @@ def judge_novelty(report: ValidationReport, memory: MemoryLike) -> None:
         start_sandbox=False,  # static here; the registry's add plays cross-play in a sandbox
     )
     report.properties = dataclasses.replace(
-        report.properties, novelty=Novelty(novelty.nearest_id, novelty.similarity)
+        report.properties, novelty=NearestMatch(novelty.nearest_id, novelty.similarity)
     )
     passed = bool(novelty.novel)
     report.checks.append(

@@ -22,7 +22,7 @@ from spadegym.validation.context import (
     same_game,
     seed_name,
 )
-from spadegym.validation.episodes import Episode
+from spadegym.validation.episodes import ScriptedEpisode
 from spadegym.validation.floor import SEED_RANGES, shortcut_seeds
 from spadegym.validation.leak import hint_leak
 
@@ -79,10 +79,12 @@ def check_solvable(ctx: Context) -> str | None:
             "The environment has no solution() method; one-player environments must return "
             "the list of replies that wins the current instance."
         )
-    episodes = [Episode(seed=s, use_solution=True, label="seed") for s in range(cfg.seeds)]
-    episodes += [Episode(seed=s, use_solution=True, label="large") for s in ctx.large_seeds()]
+    episodes = [ScriptedEpisode(seed=s, use_solution=True, label="seed") for s in range(cfg.seeds)]
     episodes += [
-        Episode(seed=0, options={"difficulty": d}, use_solution=True, label="difficulty")
+        ScriptedEpisode(seed=s, use_solution=True, label="large") for s in ctx.large_seeds()
+    ]
+    episodes += [
+        ScriptedEpisode(seed=0, options={"difficulty": d}, use_solution=True, label="difficulty")
         for d in cfg.difficulties
     ]
     ctx.play(episodes, ctx.max_turns)
@@ -117,8 +119,8 @@ def check_procedural(ctx: Context) -> str | None:
     """Different seeds give different instances, large seeds included."""
     seeds = list(range(ctx.config.seeds))
     if not ctx.solved:  # no solutions were played: compare first observations
-        small = [Episode(seed=s, actions=[]) for s in seeds]
-        ctx.large = [Episode(seed=s, actions=[], label="large") for s in ctx.large_seeds()]
+        small = [ScriptedEpisode(seed=s, actions=[]) for s in seeds]
+        ctx.large = [ScriptedEpisode(seed=s, actions=[], label="large") for s in ctx.large_seeds()]
         ctx.play(small + ctx.large, 0)
         for episode in small + ctx.large:
             if episode.error is not None:
@@ -126,7 +128,7 @@ def check_procedural(ctx: Context) -> str | None:
     else:
         small = ctx.solved
 
-    def view(episode: Episode) -> Any:
+    def view(episode: ScriptedEpisode) -> Any:
         return (episode.first_observation, tuple(episode.solution or ()))
 
     views = {view(e) for e in small}
@@ -155,7 +157,7 @@ def check_determinism(ctx: Context) -> str | None:
         actions = ctx.actions_for(seed)
         runs.append(
             [
-                Episode(seed=seed, actions=actions, label="determinism")
+                ScriptedEpisode(seed=seed, actions=actions, label="determinism")
                 for _ in range(cfg.determinism_runs)
             ]
         )
@@ -165,7 +167,7 @@ def check_determinism(ctx: Context) -> str | None:
     if not ctx.two_player and probes != ctx.actions_for(seeds[0]):
         runs.append(
             [
-                Episode(seed=seeds[0], actions=probes, label="determinism")
+                ScriptedEpisode(seed=seeds[0], actions=probes, label="determinism")
                 for _ in range(cfg.determinism_runs)
             ]
         )
@@ -209,17 +211,17 @@ def check_not_trivial(ctx: Context) -> str | None:
         for label, reply in replies.items():
             if label == "filler text":
                 turns = min(FILLER_TURNS, ctx.max_turns)
-                episodes.append(Episode(seed=seed, actions=[reply] * turns, label=label))
+                episodes.append(ScriptedEpisode(seed=seed, actions=[reply] * turns, label=label))
             elif seed in seeds:
-                episodes.append(Episode(seed=seed, repeat=reply, label=label))
+                episodes.append(ScriptedEpisode(seed=seed, repeat=reply, label=label))
             else:  # a drawn seed: a reply that wins there wins at once; keep it cheap
                 turns = min(cfg.shortcut_turns, ctx.max_turns)
-                episodes.append(Episode(seed=seed, actions=[reply] * turns, label=label))
+                episodes.append(ScriptedEpisode(seed=seed, actions=[reply] * turns, label=label))
         if len(ctx.solved) > 1 and seed in seeds:
             donor = ctx.solved[(seed + 1) % len(ctx.solved)]
             if donor.seed != seed and donor.solution:
                 episodes.append(
-                    Episode(
+                    ScriptedEpisode(
                         seed=seed,
                         actions=list(donor.solution),
                         label=f"the solution of seed {donor.seed}",
@@ -265,7 +267,7 @@ def _check_illegal_move_loses(ctx: Context) -> str | None:
     seeds = range(ctx.config.trivial_seeds)
     replies = {"an empty reply": "", "filler text": None}
     episodes = [
-        Episode(seed=s, actions=[filler_text(s) if r is None else r], label=label)
+        ScriptedEpisode(seed=s, actions=[filler_text(s) if r is None else r], label=label)
         for s in seeds
         for label, r in replies.items()
     ]
@@ -324,7 +326,7 @@ def check_hint(ctx: Context) -> str | None:
     seeds = list(range(min(3, ctx.config.seeds)))
     missing = [s for s in seeds if s not in ctx.hints]
     if missing:  # the privileged check asks most of them; ask the rest here
-        episodes = [Episode(seed=s, actions=[], calls=("hint",)) for s in missing]
+        episodes = [ScriptedEpisode(seed=s, actions=[], calls=("hint",)) for s in missing]
         ctx.play(episodes, 0)
         for episode in episodes:
             ctx.hints[episode.seed] = episode.error or (episode.called or [None])[0]

@@ -17,7 +17,7 @@ from spadegym.errors import ProgramError
 from spadegym.sandbox import ProgramInfo, Worker, protocol
 from spadegym.validation.budget import Clock
 from spadegym.validation.config import ValidationConfig
-from spadegym.validation.episodes import Episode, play
+from spadegym.validation.episodes import ScriptedEpisode, play
 
 PROBE_ACTIONS = ["\\boxed{1}", "\\boxed{test}", "\\boxed{42}", ""]
 """Replies played where a program has no solution (SPADE's smoke test, plus an empty reply)."""
@@ -41,21 +41,21 @@ class Context:
     code: str = ""
     facts: dict[str, Any] = field(default_factory=dict)
     """What becomes the report's ``ProgramProperties``."""
-    played: list[Episode] = field(default_factory=list)
+    played: list[ScriptedEpisode] = field(default_factory=list)
     """Every episode played, for the ``values`` check."""
-    fresh: Episode | None = None
+    fresh: ScriptedEpisode | None = None
     """The first episode played in the worker, before any other instance existed."""
-    solved: list[Episode] = field(default_factory=list)
+    solved: list[ScriptedEpisode] = field(default_factory=list)
     """``solution()`` played on seeds 0..seeds-1, in order."""
-    large: list[Episode] = field(default_factory=list)
+    large: list[ScriptedEpisode] = field(default_factory=list)
     """The large seeds: their solution episodes (or, without one, their first observation)."""
-    games: list[Episode] = field(default_factory=list)
+    games: list[ScriptedEpisode] = field(default_factory=list)
     """Two-player games of random legal moves (the moves that were kept)."""
-    baselines: dict[int, Episode] = field(default_factory=dict)
+    baselines: dict[int, ScriptedEpisode] = field(default_factory=dict)
     """The first determinism run per seed: what later replays of that seed must give."""
-    kept: list[Episode] = field(default_factory=list)
+    kept: list[ScriptedEpisode] = field(default_factory=list)
     """Determinism runs whose instances stay open, to be reset again by the ``reset`` check."""
-    trivial: dict[tuple[int, str], Episode] = field(default_factory=dict)
+    trivial: dict[tuple[int, str], ScriptedEpisode] = field(default_factory=dict)
     """The ``not_trivial`` episodes by (seed, label)."""
     kept_generation: int = 0
     """The worker's generation when ``kept`` was played (a restart loses the instances)."""
@@ -69,7 +69,7 @@ class Context:
         """Whether the program is a two-player game."""
         return self.info.num_players == 2
 
-    def play(self, episodes: list[Episode], max_turns: int, *, keep: bool = False) -> None:
+    def play(self, episodes: list[ScriptedEpisode], max_turns: int, *, keep: bool = False) -> None:
         """Play ``episodes`` in this worker, timed by the clock, and remember them."""
         exchange = self.clock.exchange if self.clock is not None else None
         play(self.worker, self.info, episodes, max_turns, exchange=exchange, keep=keep)
@@ -81,7 +81,7 @@ class Context:
             return self.clock.exchange(requests)
         return self.worker.exchange(requests)
 
-    def close(self, episodes: list[Episode]) -> None:
+    def close(self, episodes: list[ScriptedEpisode]) -> None:
         """Close the instances of ``episodes`` that were kept open."""
         closes = [protocol.close_request(e.instance) for e in episodes if e.instance is not None]
         try:
@@ -89,7 +89,7 @@ class Context:
         except ProgramError:
             pass
 
-    def close_kept(self, more: Sequence[Episode] = ()) -> None:
+    def close_kept(self, more: Sequence[ScriptedEpisode] = ()) -> None:
         """Close the instances ``kept`` open, once, and those of ``more``, in one batch."""
         kept = self.kept if self.worker.generation == self.kept_generation else []
         self.close(list(more) + kept)
@@ -109,7 +109,7 @@ class Context:
                 return [row[5] for row in episode.transcript][:GAME_TURNS]
         return list(PROBE_ACTIONS)
 
-    def episode_failure(self, episode: Episode) -> str:
+    def episode_failure(self, episode: ScriptedEpisode) -> str:
         """A sentence for an episode that hit a program error."""
         return f"{seed_name(episode.seed)}: {episode.error_during} failed: {episode.error}"
 
@@ -137,7 +137,7 @@ def large_seeds(code: str, count: int) -> list[int]:
     return seeds
 
 
-def _transcript_key(episode: Episode) -> Any:
+def _transcript_key(episode: ScriptedEpisode) -> Any:
     return (
         episode.first_observation,
         episode.first_info,
@@ -146,7 +146,7 @@ def _transcript_key(episode: Episode) -> Any:
     )
 
 
-def first_difference(episode: Episode, reference: Episode) -> str:
+def first_difference(episode: ScriptedEpisode, reference: ScriptedEpisode) -> str:
     """Where ``episode`` departs from ``reference`` (same seed and replies), in a few words."""
     if episode.first_observation != reference.first_observation:
         return "the observation after reset() differs"
@@ -167,6 +167,6 @@ def first_difference(episode: Episode, reference: Episode) -> str:
     return "one of them failed: " + str(episode.error or reference.error)
 
 
-def same_game(episode: Episode, reference: Episode) -> bool:
+def same_game(episode: ScriptedEpisode, reference: ScriptedEpisode) -> bool:
     """Whether two plays of one seed and one list of replies went exactly alike."""
     return bool(_transcript_key(episode) == _transcript_key(reference))

@@ -29,8 +29,8 @@ from spadegym.sandbox.answers import Request
 
 
 @dataclass
-class Episode:
-    """One episode to play, and what happened.
+class ScriptedEpisode:
+    """One episode whose moves are set before it starts (no solver), and what happened.
 
     Exactly one way of choosing actions: ``actions`` (played in order, the episode stops when
     they run out), ``repeat`` (the same reply every turn), or ``use_solution`` (the program's
@@ -97,7 +97,7 @@ per request: the worker's own ``exchange``, or the validator's timed one."""
 def play(
     worker: Worker,
     info: ProgramInfo,
-    episodes: list[Episode],
+    episodes: list[ScriptedEpisode],
     max_turns: int,
     *,
     exchange: Exchange | None = None,

@@ -43,7 +43,7 @@ from spadegym.errors import ProgramError
 from spadegym.sandbox import answer_or_error, answer_value, protocol
 from spadegym.sandbox.answers import Request
 from spadegym.validation.context import Context, first_difference, same_game, seed_name
-from spadegym.validation.episodes import Episode
+from spadegym.validation.episodes import ScriptedEpisode
 from spadegym.validation.shortcuts import (
     Play,
     RandomOption,
@@ -90,7 +90,7 @@ class _Node:
     """An instance's game so far: what was sent and what came back (shared by agreeing agents)."""
 
     seed: int
-    episode: Episode
+    episode: ScriptedEpisode
     instance: int | None = None
     """The instance that plays it; ``None`` once the game is over."""
     done: bool = False
@@ -137,7 +137,7 @@ class ShortcutPlay:
     """
 
     outcomes: dict[str, dict[int, float]] = field(default_factory=dict)
-    episodes: list[Episode] = field(default_factory=list)
+    episodes: list[ScriptedEpisode] = field(default_factory=list)
     error: str | None = None
 
     def mean(self, name: str) -> float:
@@ -167,7 +167,9 @@ def play_shortcuts(
     requests: list[Request] = []
     for seed in distinct:
         instance = free.pop()
-        roots[seed] = _Node(seed, Episode(seed=seed, label="shortcut", instance=instance), instance)
+        roots[seed] = _Node(
+            seed, ScriptedEpisode(seed=seed, label="shortcut", instance=instance), instance
+        )
         requests.append(protocol.reset_request(instance, seed, None))
     for node, request, answer in zip(roots.values(), requests, ctx.exchange(requests)):
         try:
@@ -222,7 +224,7 @@ def play_shortcuts(
                 node = parent
                 if k > 0:  # a new game that parts from the parent's here: replay it first
                     instance = free.pop()
-                    episode = Episode(
+                    episode = ScriptedEpisode(
                         seed=parent.seed,
                         label="shortcut",
                         instance=instance,
@@ -416,14 +418,16 @@ def _errors(plays: list[ShortcutPlay]) -> str | None:
     return None
 
 
-def _replay(ctx: Context, originals: list[Episode]) -> str | None:
+def _replay(ctx: Context, originals: list[ScriptedEpisode]) -> str | None:
     """Replay shortcut games on new instances: the same seed and replies, the same game.
 
     They are made after every other instance of the battery, in the same worker, so state
     kept between instances (a class attribute, a counter) shows here.
     """
     again = [
-        Episode(seed=e.seed, actions=[row[5] for row in e.transcript], label="shortcut replay")
+        ScriptedEpisode(
+            seed=e.seed, actions=[row[5] for row in e.transcript], label="shortcut replay"
+        )
         for e in originals
     ]
     ctx.play(again, ctx.max_turns)
@@ -439,9 +443,9 @@ def _replay(ctx: Context, originals: list[Episode]) -> str | None:
     return None
 
 
-def _remember(ctx: Context, plays: list[ShortcutPlay]) -> list[Episode]:
+def _remember(ctx: Context, plays: list[ShortcutPlay]) -> list[ScriptedEpisode]:
     """Hand the transcripts to the later checks (``values`` reads every one); the episodes."""
-    added: dict[int, Episode] = {}
+    added: dict[int, ScriptedEpisode] = {}
     for play in plays:
         for episode in play.episodes:
             added.setdefault(id(episode), episode)

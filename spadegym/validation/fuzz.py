@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from spadegym import compat
 from spadegym.validation.context import Context
-from spadegym.validation.episodes import Episode
+from spadegym.validation.episodes import ScriptedEpisode
 
 # Examples are drawn as templates once per process (hypothesis's engine costs far more than a
 # validation's stepping) and filled with each program's own solution moves when played.
@@ -123,7 +123,7 @@ def fuzz(ctx: Context) -> str | None:
         return None
     moves = sorted({a for e in ctx.solved for a in (e.solution or [])})[:20]
     episodes = [
-        Episode(seed=s, actions=[materialise(t, moves) for t in templates])
+        ScriptedEpisode(seed=s, actions=[materialise(t, moves) for t in templates])
         for s, templates in draw_templates(
             examples, ctx.config.fuzz_seed, min(MAX_FUZZ_TURNS, max_turns)
         )

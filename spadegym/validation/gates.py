@@ -22,7 +22,7 @@ from spadegym.sandbox.pool import Worker
 from spadegym.validation import static
 from spadegym.validation.budget import Clock, OutOfTime
 from spadegym.validation.context import Context
-from spadegym.validation.episodes import Episode
+from spadegym.validation.episodes import ScriptedEpisode
 
 API_PROBE = "\\boxed{1}"
 """The reply of the ``api`` check's episode (the first the worker plays)."""
@@ -80,7 +80,7 @@ def check_api(ctx: Context, code: str) -> str | None:
 
     Its episode is the first the worker plays: ``ctx.fresh``, the reference of ``isolation``.
     """
-    episode = Episode(seed=0, actions=[API_PROBE], label="api")
+    episode = ScriptedEpisode(seed=0, actions=[API_PROBE], label="api")
     ctx.play([episode], 1)
     ctx.fresh = episode
     if episode.error is not None:

@@ -21,7 +21,7 @@ from typing import Any
 from spadegym.errors import ProgramError
 from spadegym.sandbox import answer_or_error, protocol
 from spadegym.validation.context import Context, seed_name
-from spadegym.validation.episodes import Episode
+from spadegym.validation.episodes import ScriptedEpisode
 
 TRIES_PER_TURN = 8
 """Candidate moves tried per turn before the game is allowed to end on a refused one."""
@@ -123,7 +123,7 @@ class _Game:
     a refused one) and are reset and replayed before their next try.
     """
 
-    episode: Episode
+    episode: ScriptedEpisode
     rng: random.Random
     instances: list[int] = field(default_factory=list)
     current: int = 0
@@ -161,13 +161,15 @@ def check_game_ends(ctx: Context) -> str | None:
     seeds = range(ctx.config.random_games)
     games = [
         _Game(
-            Episode(seed=s, actions=[], label="random game"),
+            ScriptedEpisode(seed=s, actions=[], label="random game"),
             random.Random(f"{ctx.config.fuzz_seed}-{s}"),
         )
         for s in seeds
     ]
     spares = [
-        Episode(seed=s, actions=[], label="spare") for s in seeds for _ in range(PARALLEL - 1)
+        ScriptedEpisode(seed=s, actions=[], label="spare")
+        for s in seeds
+        for _ in range(PARALLEL - 1)
     ]
     episodes = [g.episode for g in games]
     ctx.play(episodes + spares, 0, keep=True)  # creates the instances, resets the games'
@@ -273,7 +275,9 @@ def _settle(ctx: Context, game: _Game, tried: list[Any]) -> None:
         ]
         last_chance = n >= TRIES_PER_TURN or (n == game.tried + len(tried) and not game.candidates)
         if _refused(result, game.mover) and not last_chance:
-            ctx.played.append(Episode(seed=episode.seed, transcript=[row], label="refused move"))
+            ctx.played.append(
+                ScriptedEpisode(seed=episode.seed, transcript=[row], label="refused move")
+            )
             continue
         episode.transcript.append(row)
         episode.terminated, episode.truncated = result.terminated, result.truncated

@@ -27,7 +27,7 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
-class Novelty:
+class NearestMatch:
     """How the program compares with the memory's environments (set by the novelty check).
 
     Attributes:
@@ -77,7 +77,7 @@ class ProgramProperties:
     step_ms_median: float | None = None
     step_ms_max: float | None = None
     peak_memory_mb: float | None = None
-    novelty: Novelty | None = None
+    novelty: NearestMatch | None = None
     floor: float | None = None
     floor_shortcut: str | None = None
 
@@ -99,7 +99,7 @@ class ProgramProperties:
             values["solution_turns"] = tuple(values["solution_turns"])
         novelty = values.get("novelty")
         if isinstance(novelty, Mapping):
-            values["novelty"] = Novelty(novelty.get("nearest_id"), novelty.get("similarity"))
+            values["novelty"] = NearestMatch(novelty.get("nearest_id"), novelty.get("similarity"))
         return cls(**values)
 
 

@@ -29,7 +29,7 @@ from spadegym.validation.context import (
     same_game,
     seed_name,
 )
-from spadegym.validation.episodes import Episode
+from spadegym.validation.episodes import ScriptedEpisode
 
 PROBE_TURNS = 2
 """Turns of random words replayed on seed 0 after ``solution()`` and ``hint()`` are called."""
@@ -42,12 +42,12 @@ REPLAY_TURNS = 8
 class Replays:
     """The replays of the three checks, and what each is compared with."""
 
-    isolation: list[tuple[Episode, Episode]] = field(default_factory=list)
+    isolation: list[tuple[ScriptedEpisode, ScriptedEpisode]] = field(default_factory=list)
     """(a new instance's replay, the earlier episode it repeats)."""
-    reset: list[tuple[Episode, Episode, int]] = field(default_factory=list)
+    reset: list[tuple[ScriptedEpisode, ScriptedEpisode, int]] = field(default_factory=list)
     """(a replay on a used instance, a new instance's replay in the same batch, the seed the
     used instance played before)."""
-    privileged: list[tuple[Episode, Episode]] = field(default_factory=list)
+    privileged: list[tuple[ScriptedEpisode, ScriptedEpisode]] = field(default_factory=list)
     """(a replay with solution() and hint() called after reset, the same without them)."""
 
 
@@ -57,7 +57,7 @@ def replays(ctx: Context) -> Replays:
     if cached is not None:
         return cached
     plan = Replays()
-    current: dict[int, Episode] = {}
+    current: dict[int, ScriptedEpisode] = {}
     if ctx.fresh is not None:
         plan.isolation.append((_again(ctx.fresh, "isolation"), ctx.fresh))
     # The small seeds only: the large one's determinism runs already showed it replays alike.
@@ -83,7 +83,9 @@ def replays(ctx: Context) -> Replays:
             )
         base = ctx.trivial.get((0, "random words"))
         if base is not None and base.error is None and base.turns and base.repeat is not None:
-            reference = Episode(seed=0, actions=[base.repeat] * min(PROBE_TURNS, base.turns))
+            reference = ScriptedEpisode(
+                seed=0, actions=[base.repeat] * min(PROBE_TURNS, base.turns)
+            )
             plan.isolation.append((reference, _prefix(base, reference)))
             plan.privileged.append((_again(reference, "privileged", calls=calls), reference))
     episodes = [e for pairs in (plan.isolation, plan.reset, plan.privileged) for e, *_ in pairs]
@@ -107,11 +109,11 @@ def _privileged_calls(ctx: Context) -> tuple[str, ...]:
     return tuple(methods + methods[:1])
 
 
-def _again(episode: Episode, label: str, **changes: Any) -> Episode:
+def _again(episode: ScriptedEpisode, label: str, **changes: Any) -> ScriptedEpisode:
     """A new episode with the seed, options and (first few) replies of ``episode``."""
     actions = [row[5] for row in episode.transcript] if episode.repeat is not None else None
     actions = actions if actions is not None else list(episode.actions or [])
-    return Episode(
+    return ScriptedEpisode(
         seed=episode.seed,
         options=episode.options,
         actions=actions[:REPLAY_TURNS],
@@ -121,10 +123,10 @@ def _again(episode: Episode, label: str, **changes: Any) -> Episode:
     )
 
 
-def _prefix(episode: Episode, like: Episode) -> Episode:
+def _prefix(episode: ScriptedEpisode, like: ScriptedEpisode) -> ScriptedEpisode:
     """``episode`` cut to the turns ``like`` will play, to compare the two."""
     turns = len(like.actions or [])
-    cut = Episode(seed=episode.seed, actions=like.actions, label=episode.label)
+    cut = ScriptedEpisode(seed=episode.seed, actions=like.actions, label=episode.label)
     cut.first_observation, cut.first_info = episode.first_observation, episode.first_info
     cut.transcript = episode.transcript[:turns]
     if episode.turns < turns:  # it failed within the turns compared
@@ -134,7 +136,7 @@ def _prefix(episode: Episode, like: Episode) -> Episode:
 
 def _unstable(ctx: Context, seed: int) -> bool:
     """Whether the determinism runs of ``seed`` already differed (judged there, not here)."""
-    groups: dict[tuple[str, ...], list[Episode]] = {}
+    groups: dict[tuple[str, ...], list[ScriptedEpisode]] = {}
     for episode in ctx.kept:
         if episode.seed == seed:
             groups.setdefault(tuple(episode.actions or ()), []).append(episode)

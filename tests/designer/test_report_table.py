@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from spadegym.designer.report import Candidate, GenerationReport, Turn
+from spadegym.designer.candidates import Candidate, DesignTurn, GenerationReport
 from spadegym.validation.report import ProgramProperties
 
 REASON = (
@@ -17,7 +17,7 @@ def test_the_table_shows_the_asked_and_the_programs_skill_and_whole_reasons():
     own = SimpleNamespace(properties=ProgramProperties(skill="Spatial_Reasoning"))
     accepted = Candidate(0, "Mathematical_Reasoning", "puzzle", 3, "doc", "corpus")
     accepted.status, accepted.env_id = "accepted", "spade/IceMaze-v0"
-    accepted.turns = [Turn("design", "c0000-t0", [], "reply", report=own)]
+    accepted.turns = [DesignTurn("design", "c0000-t0", [], "reply", report=own)]
     rejected = Candidate(1, "Logical_Deduction", "puzzle", 3, "doc", "corpus")
     rejected.status, rejected.reason = "rejected", REASON
     table = GenerationReport([accepted, rejected], "m", "run.jsonl").table()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from spadegym.corpus import load_corpus
-from spadegym.designer import Candidate, Tokens, Turn
+from spadegym.designer import Candidate, DesignTurn, Tokens
 from spadegym.designer.rounds import (
     Validated,
     commit_round,
@@ -25,7 +25,7 @@ GOOD = Path(__file__).resolve().parents[2] / "examples" / "good"
 
 def _cand(index: int, reply: str) -> Candidate:
     cand = Candidate(index, "logic", "puzzle", 3, "doc", "corpus")
-    cand.turns = [Turn("design", f"c{index:04d}-a1", [], reply)]
+    cand.turns = [DesignTurn("design", f"c{index:04d}-a1", [], reply)]
     return cand
 
 

@@ -197,7 +197,7 @@ def test_grpo_trainer_runs_one_step_on_a_multi_turn_environment(spade_ids, tmp_p
     (log, _) = trainer.state.log_history
     assert log["tools/call_frequency"] == 1.0  # two calls over two rollouts
     assert log["tools/failure_frequency"] == 0.0
-    assert log["rewards/SpadeEnvironment/mean"] == 0.5  # solved once, given up once
+    assert log["rewards/RolloutEnvironment/mean"] == 0.5  # solved once, given up once
     assert trainer.state.global_step == 1
     changed = [not p.detach().equal(b) for p, b in zip(model.parameters(), before, strict=True)]
     assert any(changed), "the step should move the weights (the two rewards differ)"

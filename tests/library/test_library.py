@@ -17,7 +17,7 @@ import pytest
 from spadegym.sandbox import make_worker
 from spadegym.validation import ValidationConfig, validate_many
 from spadegym.validation.checks import TRIVIAL_REPLIES, random_words
-from spadegym.validation.episodes import Episode, play
+from spadegym.validation.episodes import ScriptedEpisode, play
 
 LIBRARY = Path(__file__).resolve().parents[2] / "registry"
 FOLDERS = sorted(p.name for p in LIBRARY.iterdir() if (p / "env.py").is_file())
@@ -49,7 +49,7 @@ def problems_at_every_difficulty(folder: str) -> list[str]:
         cases = [(d, s) for d in DIFFICULTIES for s in SEEDS]
         if info.num_players == 2:
             episodes = [
-                Episode(
+                ScriptedEpisode(
                     seed=s,
                     options={"difficulty": d},
                     actions=[""],
@@ -62,7 +62,7 @@ def problems_at_every_difficulty(folder: str) -> list[str]:
             for d, s in cases:
                 where = f"difficulty {d}, seed {s}"
                 episodes.append(
-                    Episode(
+                    ScriptedEpisode(
                         seed=s,
                         options={"difficulty": d},
                         use_solution=True,
@@ -71,7 +71,7 @@ def problems_at_every_difficulty(folder: str) -> list[str]:
                 )
                 replies = {**TRIVIAL_REPLIES, "random words": random_words(s)}
                 episodes += [
-                    Episode(
+                    ScriptedEpisode(
                         seed=s, options={"difficulty": d}, repeat=reply, label=f"{where}: {name}"
                     )
                     for name, reply in replies.items()

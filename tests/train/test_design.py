@@ -55,13 +55,13 @@ def test_library_floors_are_read_from_manifests_tolerantly(tmp_path):
 def test_checkpointed_candidates_round_trip_and_old_checkpoints_still_load():
     import json
 
-    from spadegym.designer import Candidate, Tokens, Turn
+    from spadegym.designer import Candidate, DesignTurn, Tokens
     from spadegym_train.checkpoint import RunState
     from spadegym_train.design import Plays
 
     sampler = random.Random(0).getstate()
     cand = Candidate(4, "logic", "puzzle", 2, "doc-1", "corpus", status="accepted")
-    cand.turns = [Turn("design", "c0004-a2", [{"role": "user", "content": "hi"}], "reply")]
+    cand.turns = [DesignTurn("design", "c0004-a2", [{"role": "user", "content": "hi"}], "reply")]
     cand.env_id, cand.attempt, cand.floor = "Lock-v0", 2, 0.25
     cand.tokens = Tokens([1, 2], [3], old_logprobs=[-0.5], engine_logprobs=[-0.4])
     state = RunState(candidates=[cand], plays=[Plays([1.0], [0.5], [0.0], True)], sampler=sampler)

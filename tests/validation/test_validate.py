@@ -192,7 +192,7 @@ def test_properties_are_typed_frozen_and_read_older_dicts():
     import dataclasses
     from pathlib import Path
 
-    from spadegym.validation import Novelty, ProgramProperties
+    from spadegym.validation import NearestMatch, ProgramProperties
 
     props = ProgramProperties(title="T", max_turns=3, solution_turns=(2, 2))
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -200,13 +200,29 @@ def test_properties_are_typed_frozen_and_read_older_dicts():
     assert props.to_dict() == {"title": "T", "max_turns": 3, "solution_turns": [2, 2]}
     old = {"multi_turn": True, "novelty": {"nearest_id": "spade/X-v0", "similarity": 0.5}}
     assert ProgramProperties.from_dict({**old, "retired_fact": 1}) == ProgramProperties(
-        multi_turn=True, novelty=Novelty("spade/X-v0", 0.5)
+        multi_turn=True, novelty=NearestMatch("spade/X-v0", 0.5)
     )
     manifests = sorted((Path(__file__).parents[2] / "registry").glob("*/manifest.json"))
     assert manifests
     for path in manifests:  # what the shipped manifests hold reads back unchanged
         stored = json.loads(path.read_text(encoding="utf-8"))["validation"]["properties"]
         assert ProgramProperties.from_dict(stored).to_dict() == stored, path
+
+
+def test_a_report_saved_before_nearest_match_was_renamed_loads():
+    from spadegym.validation import NearestMatch, ValidationReport
+
+    # What ``ValidationReport.to_json`` wrote when the class was called Novelty: the class name
+    # was never written, only its fields.
+    saved = (
+        '{"ok": true, "checks": [{"name": "novelty", "passed": true, "message": "", '
+        '"seconds": 0.5}], "not_run": [], "class_name": "LockPick", "properties": '
+        '{"max_turns": 4, "novelty": {"nearest_id": "spade/X-v0", "similarity": 0.25}}, '
+        '"seconds": 1.0}'
+    )
+    report = ValidationReport.from_dict(json.loads(saved))
+    assert report.properties.novelty == NearestMatch("spade/X-v0", 0.25)
+    assert report.to_json() == saved
 
 
 def test_validate_many_keeps_order():

@@ -1,4 +1,8 @@
-"""What ``generate`` reports: every candidate, every turn, and the counts and timings."""
+"""A design run's candidates, each from prompt to verdict turn by turn, and the run's report.
+
+``generate`` returns a ``GenerationReport`` (every candidate, its turns, the counts and the
+timings); a trainer's rounds (``spadegym.designer.rounds``) make the same ``Candidate``s.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Any
 from spadegym.llm.base import Message
 from spadegym.validation import ValidationReport
 
-__all__ = ["STATUSES", "Candidate", "GenerationReport", "Tokens", "Turn"]
+__all__ = ["STATUSES", "Candidate", "DesignTurn", "GenerationReport", "Tokens"]
 
 STATUSES = ("accepted", "rejected", "duplicate", "error", "interrupted")
 """How a candidate ended: registered; failed validation after its repairs; judged a copy of a
@@ -18,7 +22,7 @@ stored environment; the model could not be asked; the run stopped before it fini
 
 
 @dataclass
-class Turn:
+class DesignTurn:
     """One designer turn: the request, the reply, and its validation.
 
     Attributes:
@@ -98,7 +102,7 @@ class Candidate:
     difficulty: int
     document_id: str
     corpus: str
-    turns: list[Turn] = field(default_factory=list)
+    turns: list[DesignTurn] = field(default_factory=list)
     status: str = "interrupted"
     env_id: str | None = None
     reason: str = ""
