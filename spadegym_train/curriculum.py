@@ -14,18 +14,23 @@ replay (Jiang et al., 2021) and ACCEL (Parker-Holder et al., 2022):
   ``curriculum.mastery``) moves its environment one difficulty up; one the solver never beats
   past chance (at or below ``curriculum.failure``) moves it one down. Both need
   ``curriculum.min_plays`` plays at the pair since it became active, so a move is never judged
-  on the plays of another difficulty.
+  on the plays of another difficulty;
+- a difficulty an environment fell back from is tried again only after more plays at the level
+  below: ``min_plays`` times ``curriculum.backoff`` per fall. Without it, a game mastered at one
+  level and failed at the next alternates between them every ``min_plays`` plays, and the plays
+  at the level it always loses carry no learning signal (every group's outcomes are equal).
 
 Chance-adjusted means ``spadegym.contract.chance_adjusted`` with the pair's floor (the best
 cheap shortcut's score, ``spadegym_train.floors``): a multiple-choice game that a random
 option wins half the time is not mastered at a raw 0.7.
 
 The sampler is deterministic given its generator; its state (active difficulties, recent
-plays, floors) round-trips through ``state_dict`` for checkpoints.
+plays, falls, floors) round-trips through ``state_dict`` for checkpoints.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -66,6 +71,11 @@ def check_settings(settings: CurriculumConfig) -> CurriculumConfig:
             f"curriculum.failure={settings.failure} must be below curriculum.mastery="
             f"{settings.mastery}, or one result would both raise and lower the difficulty."
         )
+    if not settings.backoff >= 1.0:
+        raise ConfigError(
+            f"curriculum.backoff={settings.backoff} must be at least 1 (1: no backoff): it "
+            "multiplies the plays needed before a difficulty is retried."
+        )
     if not 0.0 <= settings.explore <= 1.0:
         raise ConfigError(f"curriculum.explore={settings.explore} must lie in [0, 1].")
     if not MIN_DIFFICULTY <= settings.start <= settings.top <= MAX_DIFFICULTY:
@@ -103,6 +113,7 @@ class Curriculum:
         self.plain: dict[str, list[float]] = {}
         self.hint: dict[str, list[float]] = {}
         self.fresh: dict[str, int] = {}  # plays since the pair became active
+        self.falls: dict[str, int] = {}  # times the environment fell back from the pair
         self.floors: dict[str, float | None] = {}
         self.moves: dict[str, int] = {}  # this update's moves, for the metrics
 
@@ -124,6 +135,12 @@ class Curriculum:
         """The active pair's recent win rate, read against its floor."""
         level = self.difficulty[env_key]
         return chance_adjusted(self.win_rate(env_key), self.floor(env_key, level))
+
+    def plays_to_rise(self, env_key: str) -> int:
+        """Plays at the active pair before the environment may move up (backoff after falls)."""
+        above = _pair(env_key, self.difficulty[env_key] + 1)
+        falls = self.falls.get(above, 0)
+        return math.ceil(self.settings.min_plays * self.settings.backoff**falls)
 
     def priority(self, env_key: str) -> float:
         """The active pair's signal, from its recent plays; the highest when never played."""
@@ -176,12 +193,15 @@ class Curriculum:
         for key in self.env_keys:
             level = self.difficulty[key]
             pair = _pair(key, level)
-            if self.fresh.get(pair, 0) < settings.min_plays:
+            played = self.fresh.get(pair, 0)
+            if played < settings.min_plays:
                 continue
             score = self.adjusted(key)
             if score >= settings.mastery and level < settings.top:
-                self.move(key, level + 1)
+                if played >= self.plays_to_rise(key):
+                    self.move(key, level + 1)
             elif score <= settings.failure and level > MIN_DIFFICULTY:
+                self.falls[pair] = self.falls.get(pair, 0) + 1
                 self.move(key, level - 1)
         return dict(self.moves)
 
@@ -206,6 +226,7 @@ class Curriculum:
             found[f"{head}/probability"] = chances[key]
             found[f"{head}/priority"] = self.priority(key)
             found[f"{head}/move"] = float(self.moves.get(key, 0))
+            found[f"{head}/plays_to_rise"] = float(self.plays_to_rise(key))
             found[f"{head}/d{level}/win_rate"] = self.win_rate(key)
             found[f"{head}/d{level}/adjusted_win_rate"] = self.adjusted(key)
             floor = self.floor(key, level)
@@ -217,12 +238,13 @@ class Curriculum:
     # -- checkpoints ---------------------------------------------------------------------------
 
     def state_dict(self) -> dict:
-        """The state to save: active difficulties, recent plays, floors."""
+        """The state to save: active difficulties, recent plays, falls, floors."""
         return {
             "difficulty": dict(self.difficulty),
             "plain": {k: list(v) for k, v in self.plain.items()},
             "hint": {k: list(v) for k, v in self.hint.items()},
             "fresh": dict(self.fresh),
+            "falls": dict(self.falls),
             "floors": dict(self.floors),
         }
 
@@ -234,6 +256,7 @@ class Curriculum:
         self.plain = {k: list(v) for k, v in state.get("plain", {}).items()}
         self.hint = {k: list(v) for k, v in state.get("hint", {}).items()}
         self.fresh = {k: int(v) for k, v in state.get("fresh", {}).items()}
+        self.falls = {k: int(v) for k, v in state.get("falls", {}).items()}
         self.floors = dict(state.get("floors", {}))
 
 

@@ -355,6 +355,12 @@ class CurriculumConfig:
     failure: float = 0.0
     """Chance-adjusted win rate at or below which it goes down (0: no better than chance)."""
 
+    backoff: float = 2.0
+    """After an environment falls back from a difficulty, the plays it needs at the lower one
+    before it may try that difficulty again: ``min_plays`` times ``backoff`` per fall so far
+    (1: none). Without it, a game mastered at one level and failed at the next alternates
+    between them every ``min_plays`` plays, and half its plays teach nothing."""
+
     explore: float = 0.1
     """Share of the sampling probability spread evenly over the environments."""
 

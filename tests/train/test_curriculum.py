@@ -126,6 +126,7 @@ def test_the_pool_spreads_equal_compute_by_priority():
         ({"mastery": 0.0, "failure": 0.0}, "must be below curriculum.mastery"),
         ({"start": 4, "top": 3}, "1 <= start <= top <= 5"),
         ({"explore": 2.0}, "curriculum.explore=2.0 must lie in"),
+        ({"backoff": 0.5}, "curriculum.backoff=0.5 must be at least 1"),
     ],
 )
 def test_bad_settings_are_named(settings, message):
@@ -136,3 +137,35 @@ def test_bad_settings_are_named(settings, message):
 def test_no_environment_is_an_error():
     with pytest.raises(ConfigError, match="at least one environment"):
         Curriculum([], CurriculumConfig(), lambda key, level: None)
+
+
+def _oscillate(curriculum, updates: int) -> list[int]:
+    """A solver that always wins difficulty 1 and never wins 2: the difficulty after each update."""
+    levels = []
+    for _ in range(updates):
+        level = curriculum.difficulty["Easy-v0"]
+        curriculum.record("Easy-v0", level, [1.0 if level == 1 else 0.0] * 4)
+        curriculum.update()
+        levels.append(curriculum.difficulty["Easy-v0"])
+    return levels
+
+
+def test_a_level_fallen_from_is_retried_after_more_plays_each_time():
+    levels = _oscillate(_curriculum(floor=0.5, backoff=2.0, top=2), updates=16)
+    # up after 4 plays, down after 4; then up after 8 plays at 1, down; then after 16 ...
+    assert levels == [2, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1]
+    assert sum(level == 2 for level in levels) == 3  # without backoff: every other update
+
+
+def test_without_backoff_the_difficulty_alternates():
+    levels = _oscillate(_curriculum(floor=0.5, backoff=1.0, top=2), updates=8)
+    assert levels == [2, 1] * 4
+
+
+def test_falls_round_trip_and_are_logged():
+    curriculum = _curriculum(floor=0.5, backoff=2.0, top=2)
+    _oscillate(curriculum, updates=2)
+    assert curriculum.metrics()["curriculum/Easy-v0/plays_to_rise"] == 8.0
+    again = _curriculum(floor=0.5, backoff=2.0, top=2)
+    again.load_state_dict(curriculum.state_dict())
+    assert again.plays_to_rise("Easy-v0") == 8
