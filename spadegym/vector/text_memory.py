@@ -6,6 +6,8 @@ strings that never changes again. Here each environment gets ``max_length`` unsi
 code points (32 KiB for an 8,192-character observation), zero-padded (a NUL is not printable,
 so it never occurs in an observation), and the vector reads them through ``SharedTexts``, a
 live view: ``copy=True`` (the default) hands out a tuple snapshot of it at each step.
+``spadegym/__init__.py`` registers the layout for ``spadegym.env.PrintableText``: every import of
+the environment runs that file first, and the environment, a floor below, does not import this.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ class SharedTexts(Sequence[str]):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and tuple(self) == tuple(other)
 
-    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
         return tuple(self)
 
     def __repr__(self) -> str:
