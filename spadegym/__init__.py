@@ -18,6 +18,7 @@
 from typing import Any
 
 from spadegym.contract import CONTRACT_VERSION
+from spadegym.env import PrintableText as _PrintableText
 from spadegym.env import ProgramEnv
 from spadegym.errors import (
     ConfigError,
@@ -30,6 +31,7 @@ from spadegym.integrations import reasoning_gym_plugin as _reasoning_gym_plugin
 from spadegym.registry import register_roots as _register_roots
 from spadegym.sandbox import SandboxConfig, SandboxPool
 from spadegym.validation import CheckResult, ValidationConfig, ValidationReport, validate
+from spadegym.vector import text_memory as _text_memory
 
 __version__ = "0.1.0"
 
@@ -82,5 +84,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# AsyncVectorEnv's default shared memory holds an environment's text as code points. It is
+# wired here because every import of spadegym.env runs this file first, and env (a floor below
+# vector) imports nothing from vector.
+_text_memory.register(_PrintableText)
 _register_roots()
 _reasoning_gym_plugin.install()

@@ -11,7 +11,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from spadegym import contract, text_memory
+from spadegym import contract
 from spadegym.contract import episode_outcome
 from spadegym.errors import ConfigError, ProgramError, SpadegymError
 from spadegym.sandbox import EnvHandle, Handle, Pool, SandboxConfig, make_worker
@@ -31,7 +31,8 @@ class PrintableText(spaces.Text):
 
     Membership accepts every string of the right length whose characters are printable (any
     script, any symbol) or newline, carriage return and tab; ``sample`` draws from ASCII letters,
-    digits, punctuation, space and newline.
+    digits, punctuation, space and newline. ``AsyncVectorEnv`` keeps it in shared memory as code
+    points (``spadegym.vector.text_memory``, registered for this class by ``import spadegym``).
     """
 
     def __init__(self, max_length: int, min_length: int = 0, seed: Any = None):
@@ -66,10 +67,6 @@ class PrintableText(spaces.Text):
             and self.min_length == other.min_length
             and self.max_length == other.max_length
         )
-
-
-# AsyncVectorEnv's default shared memory: text as code points (see spadegym.text_memory).
-text_memory.register(PrintableText)
 
 
 def _player(info: dict[str, Any], default: int = 0) -> int:

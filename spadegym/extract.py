@@ -12,8 +12,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from spadegym import compat, contract
+from spadegym import contract
 from spadegym.contract import MAX_PROGRAM_BYTES
+from spadegym.util import compat
 
 __all__ = ["Extraction", "extract_program"]
 

@@ -41,9 +41,9 @@ from spadegym.designer import Candidate
 from spadegym.designer.rounds import Validated, commit_round, find_copies, validate_round
 from spadegym.designer.slots import retry_requests
 from spadegym.play import Episode, EpisodeSpec, HintSource, play_episodes
-from spadegym.quiet import quiet_model_loading
 from spadegym.registry import Registry, use_home
 from spadegym.sandbox.watchdog import expect_report
+from spadegym.util.quiet import quiet_model_loading
 from spadegym.validation import Validator
 from spadegym_train import checkpoint as ckpt
 from spadegym_train import footprint

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spadegym import jsonl
 from spadegym.errors import ConfigError
+from spadegym.util import jsonl
 
 __all__ = [
     "DEFAULT_MAX_WORDS",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from spadegym import compat
 from spadegym.designer.candidates import STATUSES, Candidate, DesignTurn, GenerationReport, Tokens
 from spadegym.designer.generate import generate
 from spadegym.designer.hints import HintResult, clean_hint, hint_problem, write_hint
@@ -26,6 +25,7 @@ from spadegym.designer.prompts import (
     repair_messages,
 )
 from spadegym.designer.slots import Slot, plan_slot
+from spadegym.util import compat
 
 __all__ = [
     "STATUSES",

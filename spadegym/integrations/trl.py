@@ -44,7 +44,6 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from spadegym import compat
 from spadegym.errors import SpadegymError
 from spadegym.integrations.programs import (
     Program,
@@ -53,6 +52,7 @@ from spadegym.integrations.programs import (
     solver_system_prompt,
     with_hint,
 )
+from spadegym.util import compat
 
 __all__ = [
     "TOOL_NOTE",

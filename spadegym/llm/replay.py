@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spadegym import jsonl
 from spadegym.errors import ConfigError
 from spadegym.llm.base import ChatLLM, LLMError, Message, SyncChat, check_messages
+from spadegym.util import jsonl
 
 __all__ = ["PURPOSES", "RecordingChat", "ReplayChat", "messages_key", "request_purpose"]
 

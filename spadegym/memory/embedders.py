@@ -98,7 +98,7 @@ class SentenceTransformerEmbedder:
     def _load(self) -> SentenceTransformer:
         if self._model is not None:
             return self._model
-        from spadegym.quiet import quiet_model_loading
+        from spadegym.util.quiet import quiet_model_loading
 
         with quiet_model_loading():  # no bitsandbytes warning, no "Loading weights" bar
             try:

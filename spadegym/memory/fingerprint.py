@@ -27,8 +27,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, cast
 
-from spadegym import compat, contract
+from spadegym import contract
 from spadegym.errors import ProgramError
+from spadegym.util import compat
 
 CONTRACT_NAMES: frozenset[str] = frozenset(
     {

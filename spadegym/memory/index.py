@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from spadegym import leftovers
 from spadegym.errors import ConfigError
+from spadegym.util import leftovers
 
 if TYPE_CHECKING:
     from faiss import IndexIDMap
 
 TEMP_PREFIX = ".index-"
-"""Temporary index files: ``.index-<pid>-<host>-<hex>.tmp`` (see ``spadegym.leftovers``)."""
+"""Temporary index files: ``.index-<pid>-<host>-<hex>.tmp`` (see ``spadegym.util.leftovers``)."""
 
 SCORE_SLACK = 1e-3
 """How far past [-1, 1] a float32 cosine may stray before the index is taken as broken."""

@@ -6,8 +6,8 @@ laptop CPU). ``library_rows.json.gz`` beside this module holds the two costly pa
 shipped program, keyed by the program's sha256:
 
 - its summary (title, fingerprint, normalised code...), valid for one version of the code
-  that computes summaries (``code_version``: ``fingerprint.py``, ``compat.py`` and the Python
-  minor version, since ``ast`` output changes between Pythons);
+  that computes summaries (``code_version``: ``fingerprint.py``, ``util/compat.py`` and the
+  Python minor version, since ``ast`` output changes between Pythons);
 - its embedding, per embedder name, with the sha256 of the text that was embedded.
 
 Anything that does not match exactly (another program, another embedder, another text, other
@@ -41,8 +41,8 @@ FORMAT = 1
 @cache
 def code_version() -> str:
     """A hash of what summaries depend on: the summarising code and the Python minor version."""
-    from spadegym import compat
     from spadegym.memory import fingerprint
+    from spadegym.util import compat
 
     digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\n".encode())
     for module in (fingerprint, compat):

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 from filelock import FileLock
 
-from spadegym import leftovers
 from spadegym.errors import ConfigError
 from spadegym.memory import codekeys as ckeys
 from spadegym.memory import database, identity, integrity, journal, precomputed, records
@@ -45,6 +44,7 @@ from spadegym.memory.records import EnvRecord as EnvRecord
 from spadegym.memory.records import Neighbour as Neighbour
 from spadegym.memory.signature import Signature
 from spadegym.memory.similarity import SimilarityMixin
+from spadegym.util import leftovers
 
 if TYPE_CHECKING:
     from spadegym.sandbox.pool import Worker

@@ -8,10 +8,10 @@ from __future__ import annotations
 import ast
 import types
 
-from spadegym import compat
 from spadegym.errors import PolicyError
 from spadegym.policy.static import TooDeep, _StaticChecker, nesting_message
 from spadegym.policy.transform import _PolicyTransformer
+from spadegym.util import compat
 
 
 def _line_of(message: str) -> int:

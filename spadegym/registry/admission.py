@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spadegym import compat, contract
+from spadegym import contract
 from spadegym.registry import ids
 from spadegym.registry.errors import DuplicateEnvironmentError, RegistryError, RejectedProgramError
+from spadegym.util import compat
 
 
 @dataclass(frozen=True)

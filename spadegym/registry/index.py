@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from spadegym import contract, leftovers
+from spadegym import contract
 from spadegym.registry import ids
 from spadegym.registry.entry import read_entry
+from spadegym.util import leftovers
 
 if TYPE_CHECKING:
     from spadegym.registry.manifest import Manifest

@@ -25,7 +25,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from spadegym import leftovers
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.sandbox import launch, protocol
 from spadegym.sandbox.answers import (
@@ -39,6 +38,7 @@ from spadegym.sandbox.answers import (
 from spadegym.sandbox.config import REQUIRED_LAYERS, WEAK_SANDBOX_ENV, SandboxConfig
 from spadegym.sandbox.launch import worker_environment
 from spadegym.sandbox.operations import InProcessWorker, Operations
+from spadegym.util import leftovers
 
 SPIN_SECONDS = 50e-6
 """How long the host polls a worker's pipe without sleeping before it waits in poll() (only

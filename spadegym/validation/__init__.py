@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spadegym import compat
+from spadegym.util import compat
 from spadegym.validation.battery import CHECK_ORDER, validate
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.report import (

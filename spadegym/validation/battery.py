@@ -22,11 +22,12 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from spadegym import compat, contract
+from spadegym import contract
 from spadegym.errors import ProgramError, SandboxError
 from spadegym.extract import extract_program
 from spadegym.sandbox import fresh_worker
 from spadegym.sandbox.pool import Worker
+from spadegym.util import compat
 from spadegym.validation import checks, floor, gates, random_play, state, static, values
 from spadegym.validation.budget import Clock, OutOfTime, check_budget
 from spadegym.validation.config import ValidationConfig

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from spadegym import compat
+from spadegym.util import compat
 from spadegym.validation.context import Context
 from spadegym.validation.episodes import ScriptedEpisode
 

@@ -14,11 +14,12 @@ import contextlib
 from contextlib import AbstractContextManager
 from typing import Any
 
-from spadegym import compat, contract
+from spadegym import contract
 from spadegym.env import ProgramEnv
 from spadegym.errors import ProgramError
 from spadegym.sandbox import ProgramInfo, SandboxPool
 from spadegym.sandbox.pool import Worker
+from spadegym.util import compat
 from spadegym.validation import static
 from spadegym.validation.budget import Clock, OutOfTime
 from spadegym.validation.context import Context

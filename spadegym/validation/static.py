@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from spadegym import compat, contract
+from spadegym import contract
+from spadegym.util import compat
 
 
 def check_size(code: str) -> str | None:

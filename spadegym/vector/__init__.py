@@ -12,6 +12,9 @@ The modules, in the order they build on each other:
   ``vector_entry_point``).
 - ``ray``: ``RaySandboxPool`` and ``RayEnvBatch``, the same batch over Ray actors, one pool of
   workers per actor (``pip install 'spadegym[ray]'``; Ray is imported only when one is made).
+- ``text_memory``: what Gymnasium's own ``AsyncVectorEnv`` needs instead, an environment's text
+  observations in shared memory as code points (``import spadegym`` registers it for
+  ``PrintableText``, the spaces of ``ProgramEnv``).
 
 Validation's fan-out over threads or Ray actors is not here: many programs validated at once
 is ``spadegym.validation.executors``, whose ``init_ray`` the Ray batch shares.

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from devset import programs
 
-from spadegym import leftovers
 from spadegym.errors import ConfigError
 from spadegym.memory import EnvironmentMemory, HashingEmbedder
 from spadegym.memory.database import DamagedMemoryError
 from spadegym.memory.default import open_memory
 from spadegym.memory.progress import announce
+from spadegym.util import leftovers
 
 pytest.importorskip("faiss")
 

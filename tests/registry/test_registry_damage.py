@@ -14,11 +14,11 @@ import gymnasium
 import pytest
 from registry_helpers import REPO, child_env
 
-from spadegym import leftovers
 from spadegym.cli import main
 from spadegym.registry import Registry, RegistryError, register_roots
 from spadegym.registry.index import INDEX_DIR, check_row, load_index
 from spadegym.registry.manifest import parse_manifest
+from spadegym.util import leftovers
 
 DEEP = "[" * 100_000 + "]" * 100_000
 

@@ -81,7 +81,7 @@ def test_kwargs_pass_through(root):
 
 
 def test_make_vec_sync_and_async(root):
-    # Async mode works with its defaults (text in shared memory, spadegym.text_memory) and
+    # Async mode works with its defaults (text in shared memory, spadegym.vector.text_memory) and
     # without shared memory.
     for mode, vector_kwargs in (("sync", {}), ("async", {}), ("async", {"shared_memory": False})):
         envs = gymnasium.make_vec(

@@ -30,7 +30,7 @@ def test_smollm2_loads_and_answers_in_its_chat_format():
     import torch
 
     from spadegym.llm.local_model import load_causal_lm, load_tokenizer, resolve_local_model
-    from spadegym.quiet import quiet_model_loading
+    from spadegym.util.quiet import quiet_model_loading
 
     local = resolve_local_model("smollm2")
     with quiet_model_loading():

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import gymnasium
 import numpy as np
 import pytest
@@ -11,7 +9,6 @@ from sample_programs import COUNTER, LOCK_PICK
 
 from spadegym.errors import SpadegymError
 from spadegym.registry import Registry
-from spadegym.text_memory import SharedTexts
 from spadegym.vector.gym import SpadeVectorEnv
 
 WRONG = "\\boxed{abc}"
@@ -87,28 +84,6 @@ def test_async_mode_works_with_its_defaults(lock_id):
         assert isinstance(obs, tuple)  # a snapshot, not the live shared memory
     finally:
         envs.close()
-
-
-def test_shared_texts_round_trip_any_printable_text():
-    import multiprocessing
-
-    from gymnasium.vector.utils import shared_memory
-
-    from spadegym.env import observation_space
-
-    space = observation_space()
-    memory = shared_memory.create_shared_memory(space, n=2, ctx=multiprocessing)
-    view = shared_memory.read_from_shared_memory(space, memory, n=2)
-    assert isinstance(view, SharedTexts) and view == ("", "")
-    text = "Größe: 3 × 4 → 12 ✓\nnext line\t" + "x" * (space.max_length - 30)
-    shared_memory.write_to_shared_memory(space, 1, text, memory)
-    shared_memory.write_to_shared_memory(space, 0, "short", memory)
-    assert view[1] == text and view[0] == "short"
-    snapshot = copy.deepcopy(view)
-    shared_memory.write_to_shared_memory(space, 0, "changed", memory)
-    assert snapshot == ("short", text) and view[0] == "changed"
-    with pytest.raises(ValueError, match="does not fit a space of at most 8192"):
-        shared_memory.write_to_shared_memory(space, 0, "y" * 8193, memory)
 
 
 def shifts(observation: str) -> list[str]:

@@ -29,6 +29,18 @@ def test_the_old_ray_path_still_imports_with_a_warning_naming_the_new_one(monkey
     assert old.RemoteEnvHandle is moved.RemoteEnvHandle
 
 
+def test_the_old_text_memory_path_still_imports_with_a_warning_naming_the_new_one(monkeypatch):
+    from spadegym.vector import text_memory as moved
+
+    monkeypatch.delitem(sys.modules, "spadegym.text_memory", raising=False)
+    with pytest.warns(
+        FutureWarning, match=r"spadegym\.text_memory moved to spadegym\.vector\.text_memory"
+    ):
+        old = importlib.import_module("spadegym.text_memory")
+    assert old.SharedTexts is moved.SharedTexts
+    assert old.register is moved.register
+
+
 @pytest.mark.parametrize("old", ["spadegym.vector_env", "spadegym.autoreset", "spadegym.executors"])
 def test_the_internal_old_paths_are_gone(old):
     # These were never documented for users, so they moved without a shim.

@@ -14,7 +14,7 @@ pytest.importorskip("peft")
 SCRIPT = textwrap.dedent(
     """
     import sys, tempfile
-    from spadegym.quiet import quiet_model_loading
+    from spadegym.util.quiet import quiet_model_loading
     from transformers.utils import logging as hf_logging
 
     with quiet_model_loading():

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tempfile
 
-from spadegym import leftovers
+from spadegym.util import leftovers
 
 
 def _dead_pid() -> int:

@@ -7,7 +7,7 @@ import warnings
 
 from gymnasium import logger
 
-from spadegym import compat
+from spadegym.util import compat
 
 
 def test_overlapping_quiet_blocks_silence_gymnasium_and_restore_its_level():
