@@ -9,7 +9,8 @@ preset: short library environments at difficulty 1) twice, from the same base we
   in the same groups (``play.plays_per_seed`` rollouts of one instance, ``play.plays_per_env`` per
   environment), LoRA of the same rank, alpha and target modules, the same learning rate,
   sampling temperature, reply length (tokens per reply) and turn limit, no KL term, one
-  optimisation pass, gradient checkpointing as the preset has it (off).
+  optimisation pass, gradient checkpointing as the preset has it (off), micro-batches of
+  ``ppo.micro_batch_size`` with the gradients accumulated over the step.
 
 Then both trained models and the learning-rate-0 control (the base weights: LoRA starts at
 zero, so a run at learning rate 0 leaves them as they are) play the same held-out instances
@@ -115,6 +116,18 @@ def spadegym_model(config):
     return policy.model, policy.tokenizer
 
 
+def micro_batches(batch: int, micro_batch_size: int) -> tuple[int, int]:
+    """TRL's per-device batch and accumulation steps for ``batch`` episodes per optimizer step.
+
+    spadegym_train's micro-batch when it divides the batch (TRL generates
+    ``per_device_train_batch_size * gradient_accumulation_steps`` episodes at once), else the
+    whole batch in one pass.
+    """
+    if batch % micro_batch_size == 0:
+        return micro_batch_size, batch // micro_batch_size
+    return batch, 1
+
+
 def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
     """Train with TRL's GRPOTrainer on the same episodes; the model, seconds and episodes."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -133,10 +146,17 @@ def train_trl(config, ids: list[str], out: Path, held_out: set[int]) -> tuple:
     overlap = held_out & set(inputs["train_dataset"]["seed"])
     if overlap:
         raise SystemExit(f"TRL training seeds overlap the held-out ones: {sorted(overlap)}")
+    micro, accumulate = micro_batches(
+        config.play.plays_per_env * len(ids), config.ppo.micro_batch_size
+    )
     args = GRPOConfig(
         output_dir=str(out / "trl"),
         max_steps=config.iterations,
-        per_device_train_batch_size=config.play.plays_per_env * len(ids),
+        # One generation of the whole batch, trained in micro-batches of the preset's size with
+        # the gradients accumulated, as spadegym_train does: the whole batch in one pass peaked
+        # at 17 GB with checkpointing off and was killed for memory on a 24 GB machine.
+        per_device_train_batch_size=micro,
+        gradient_accumulation_steps=accumulate,
         num_generations=config.play.plays_per_seed,
         max_completion_length=BUDGET,
         learning_rate=config.ppo.learning_rate,

@@ -6,6 +6,7 @@ and prints the figures the README and the asv suite (asv_bench/) read.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -117,3 +118,12 @@ def test_the_asv_suite_loads(tmp_path):
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "No problems found" in done.stdout
+
+
+def test_bench_trl_trains_in_spadegym_trains_micro_batches():
+    spec = importlib.util.spec_from_file_location("bench_trl", ROOT / "benchmarks" / "bench_trl.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.micro_batches(24, 8) == (8, 3)  # one step of 24 episodes, 3 passes of 8
+    assert bench.micro_batches(48, 8) == (8, 6)
+    assert bench.micro_batches(24, 5) == (24, 1)  # no even split: the whole batch at once
