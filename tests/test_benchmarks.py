@@ -127,3 +127,30 @@ def test_bench_trl_trains_in_spadegym_trains_micro_batches():
     assert bench.micro_batches(24, 8) == (8, 3)  # one step of 24 episodes, 3 passes of 8
     assert bench.micro_batches(48, 8) == (8, 6)
     assert bench.micro_batches(24, 5) == (24, 1)  # no even split: the whole batch at once
+
+
+def test_trl_profile_splits_each_trainers_samples_by_part(tmp_path):
+    raw = tmp_path / "trl.prof"
+    raw.write_text(
+        "main (bench_trl.py:1);train_trl (bench_trl.py:2);generate (transformers/g.py:3) 10\n"
+        "main (bench_trl.py:1);train_trl (bench_trl.py:2);generate (g.py:3);"
+        "_fused_forward (trl/trainer/utils.py:4) 5\n"  # a forward inside generation: generation
+        "main (bench_trl.py:1);train_trl (bench_trl.py:2);"
+        "_get_per_token_logps (trl/grpo_trainer.py:5) 4\n"
+        "main (bench_trl.py:1);train_spadegym (bench_trl.py:6);update (spadegym_train/loss.py:7);"
+        "backward (torch/_tensor.py:8);_engine_run_backward (torch/autograd/graph.py:9) 3\n"
+        "main (bench_trl.py:1);evaluate (bench_trl.py:10) 7\n",  # neither trainer: left out
+        encoding="utf-8",
+    )
+    script = ROOT / "benchmarks" / "trl_profile.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(raw), "--rate", "1", "--samples", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    ours, trl = (json.loads(line) for line in done.stdout.splitlines())
+    assert (ours["trainer"], trl["trainer"]) == ("spadegym_train", "trl")
+    assert trl["seconds"] == {"generation": 15.0, "loss_forward": 4.0}
+    assert trl["seconds_per_sample"] == {"generation": 7.5, "loss_forward": 2.0}
+    assert ours["seconds"] == {"backward": 3.0} and ours["total_seconds"] == 3.0
