@@ -5,7 +5,7 @@ static gates (``static``), the sandboxed gates (``gates``), then behavioural che
 the program (``checks``, ``random_play``, ``fuzz``, ``values``, ``state``, sharing a ``context``)
 under a time budget (``budget``); ``leak`` tells whether a hint gives the answer away.
 ``Validator`` and ``validate_many`` (``validator``) validate many programs at once, on threads
-or Ray actors (``executors``). What comes back is data (``report``): a ``ValidationReport`` of
+or Ray actors (``executors``). What comes back is data (``verdict``): a ``ValidationReport`` of
 ``CheckResult``s and the ``ProgramProperties`` learned, phrased to be fed back to the designer
 model.
 
@@ -20,13 +20,13 @@ from typing import Any
 from spadegym.util import compat
 from spadegym.validation.battery import CHECK_ORDER, validate
 from spadegym.validation.config import ValidationConfig
-from spadegym.validation.report import (
+from spadegym.validation.validator import Validator, validate_many
+from spadegym.validation.verdict import (
     CheckResult,
     NearestMatch,
     ProgramProperties,
     ValidationReport,
 )
-from spadegym.validation.validator import Validator, validate_many
 
 __all__ = [
     "CHECK_ORDER",

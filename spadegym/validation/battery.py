@@ -32,7 +32,7 @@ from spadegym.validation import checks, floor, gates, random_play, state, static
 from spadegym.validation.budget import Clock, OutOfTime, check_budget
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.context import Context
-from spadegym.validation.report import (
+from spadegym.validation.verdict import (
     CheckResult,
     NearestMatch,
     ProgramProperties,

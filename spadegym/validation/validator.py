@@ -15,7 +15,7 @@ from spadegym.sandbox import WorkerSupply
 from spadegym.validation.battery import judge_novelty, run_battery, validate
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.executors import Executor, LocalExecutor, TaskLost, get_executor
-from spadegym.validation.report import CheckResult, ValidationReport
+from spadegym.validation.verdict import CheckResult, ValidationReport
 
 if TYPE_CHECKING:
     from spadegym.memory.interface import MemoryLike

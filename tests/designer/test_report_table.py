@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from spadegym.designer.candidates import Candidate, DesignTurn, GenerationReport
-from spadegym.validation.report import ProgramProperties
+from spadegym.validation.verdict import ProgramProperties
 
 REASON = (
     "solvable: playing solution() does not win seed 3 (outcome 0.0 after 4 turns); make "
