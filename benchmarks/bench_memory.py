@@ -11,7 +11,7 @@ time).
 Latency uses synthetic vectors: unit vectors around 1,000 random centres, which, like real
 sentence embeddings, have far lower intrinsic dimension than 384 (uniform random vectors would
 be a worst case no text model produces). Indexes are built exactly as the memory builds them
-(``spadegym.memory.index.build_index`` with the default ``IndexParams``).
+(``spadegym.memory.vector_index.build_index`` with the default ``IndexParams``).
 
     python benchmarks/bench_memory.py            # every figure (the 1M build is the slow part)
     python benchmarks/bench_memory.py --quick    # 10k and 100k only, fewer queries
@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests" / "memory"))
 
 from spadegym.memory import DedupConfig, EnvironmentMemory, HashingEmbedder  # noqa: E402
 from spadegym.memory.embedders import normalise_rows  # noqa: E402
-from spadegym.memory.index import IndexParams, build_index, kind_for  # noqa: E402
+from spadegym.memory.vector_index import IndexParams, build_index, kind_for  # noqa: E402
 
 DIM = 384
 

@@ -17,7 +17,7 @@ The modules, by role:
   signals (``compare``, with ``crossplay`` replaying stored solutions in the candidate); the
   rule and its tuned thresholds (``novelty.judge``); and the memory's entry points
   (``similarity``: ``check_novelty``, ``similar``, ``similar_to``).
-- Search by meaning: ``embedders`` (text to vectors) and ``index`` (FAISS, rebuilt from
+- Search by meaning: ``embedders`` (text to vectors) and ``vector_index`` (FAISS, rebuilt from
   SQLite when stale or damaged).
 - The SQLite store, the source of truth: ``database`` (the connection; damage is one error),
   ``records`` (the environment table), ``programs`` (sources and signatures), ``stats`` (play
@@ -40,11 +40,11 @@ from spadegym.memory.embedders import (
     embedder_from_name,
 )
 from spadegym.memory.fingerprint import ProgramSummary, code_similarity, shingles, summarize
-from spadegym.memory.index import IndexParams
 from spadegym.memory.novelty import DedupConfig, Novelty, Signals, Verdict, embedding_text, judge
 from spadegym.memory.signature import Signature, compute_signature
 from spadegym.memory.stats import PlayBatch, PlayStats
 from spadegym.memory.store import DamagedMemoryError, EnvironmentMemory, EnvRecord, Neighbour
+from spadegym.memory.vector_index import IndexParams
 
 __all__ = [
     "DEFAULT_MODEL",

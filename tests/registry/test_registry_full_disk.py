@@ -79,7 +79,7 @@ def test_a_full_disk_after_the_entry_is_written_is_added_and_caught_up(stores, c
 
 def test_an_index_file_that_cannot_be_written_never_fails_an_add(stores, capsys, monkeypatch):
     root, memory_path = stores
-    from spadegym.memory import index as vindex
+    from spadegym.memory import vector_index as vindex
 
     monkeypatch.setattr(vindex, "save_index", _raise_full)
     code, out, err = _run(capsys, "add", NIM, "--root", root.root, "--memory", memory_path)
