@@ -28,7 +28,7 @@ from spadegym.extract import extract_program
 from spadegym.sandbox import fresh_worker
 from spadegym.sandbox.pool import Worker
 from spadegym.util import compat
-from spadegym.validation import checks, floor, gates, random_play, state, static, values
+from spadegym.validation import checks, floor, gates, random_play, state, static, value_checks
 from spadegym.validation.budget import Clock, OutOfTime, check_budget
 from spadegym.validation.config import ValidationConfig
 from spadegym.validation.context import Context
@@ -84,7 +84,7 @@ BEHAVIOUR: tuple[tuple[str, Callable[[Context], str | None]], ...] = (
     ("not_trivial", checks.check_not_trivial),
     ("shortcuts", floor.check_shortcuts),
     ("robust", _robust),
-    ("values", values.check_values),
+    ("values", value_checks.check_values),
     ("isolation", state.check_isolation),
     ("reset", state.check_reset),
     ("privileged", state.check_privileged),
