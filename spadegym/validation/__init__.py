@@ -4,11 +4,10 @@ The battery (``battery``) runs the checks in ``CHECK_ORDER`` on one program in o
 static gates (``static``), the sandboxed gates (``gates``), then behavioural checks that play
 the program (``checks``, ``random_play``, ``fuzz``, ``value_checks``, ``state``, sharing a
 ``context``) under a time budget (``budget``); ``leak`` tells whether a hint gives the answer
-away.
-``Validator`` and ``validate_many`` (``validator``) validate many programs at once, on threads
-or Ray actors (``executors``). What comes back is data (``verdict``): a ``ValidationReport`` of
-``CheckResult``s and the ``ProgramProperties`` learned, phrased to be fed back to the designer
-model.
+away. ``Validator`` and ``validate_many`` (``validator``) validate many programs at once, on
+threads or Ray actors (``executors``). What comes back is data (``verdict``): a
+``ValidationReport`` of ``CheckResult``s and the ``ProgramProperties`` learned, phrased to be
+fed back to the designer model.
 
 ``NearestMatch`` was called ``Novelty`` until this release; the old name still imports, with a
 ``FutureWarning`` (``spadegym.memory.Novelty`` is the memory's verdict).
