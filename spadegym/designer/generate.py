@@ -44,7 +44,7 @@ from spadegym.corpus import Corpus, load_corpus
 from spadegym.designer import hints
 from spadegym.designer.candidates import Candidate, DesignTurn, GenerationReport
 from spadegym.designer.commit import commit, extracted, failure, source_of
-from spadegym.designer.context import DesignContext, draw_context
+from spadegym.designer.prompt_examples import DesignContext, draw_context
 from spadegym.designer.prompts import (
     design_messages,
     repair_messages,

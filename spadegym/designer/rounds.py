@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from spadegym.corpus import Corpus
 from spadegym.designer.candidates import Candidate, DesignTurn, Tokens
 from spadegym.designer.commit import commit, extracted, failure, source_of
-from spadegym.designer.context import draw_context
+from spadegym.designer.prompt_examples import draw_context
 from spadegym.designer.prompts import design_messages
 from spadegym.designer.short_prompt import short_design_messages
 from spadegym.designer.slots import Slot, pick_difficulty

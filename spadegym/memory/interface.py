@@ -11,7 +11,7 @@ the members they call:
   (``spadegym.registry.memory_link``);
 - plays and the design prompt's examples: ``__contains__``, ``record_plays``, ``stats``,
   ``__len__``, ``frontier``, ``too_easy``, ``too_hard``, ``near`` (evaluation, the report,
-  ``spadegym.designer.context``);
+  ``spadegym.designer.prompt_examples``);
 - ``path`` (named in reports) and ``flush`` (before the trainer copies the folder).
 """
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from spadegym.designer.context import EXAMPLE_CODE_CHARS, draw_context
+from spadegym.designer.prompt_examples import EXAMPLE_CODE_CHARS, draw_context
 from spadegym.memory import EnvironmentMemory, HashingEmbedder
 
 LIBRARY = Path(__file__).resolve().parent.parent.parent / "registry"
