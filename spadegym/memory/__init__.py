@@ -20,7 +20,7 @@ The modules, by role:
 - Search by meaning: ``embedders`` (text to vectors) and ``vector_index`` (FAISS, rebuilt from
   SQLite when stale or damaged).
 - The SQLite store, the source of truth: ``database`` (the connection; damage is one error),
-  ``records`` (the environment table), ``programs`` (sources and signatures), ``stats`` (play
+  ``records`` (the environment table), ``kept_programs`` (sources and signatures), ``stats`` (play
   statistics, regret, the frontier), ``journal`` (registry writes in flight), ``identity``
   (the embedder a memory was built with) and ``integrity`` (a full check when the files
   changed behind the memory's back).

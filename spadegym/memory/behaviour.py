@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from spadegym.errors import ProgramError
-from spadegym.memory import programs as stored
+from spadegym.memory import kept_programs as stored
 from spadegym.memory.signature import Signature, compute_signature
 
 if TYPE_CHECKING:

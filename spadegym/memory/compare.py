@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from spadegym.memory import codekeys, records
-from spadegym.memory import programs as stored
+from spadegym.memory import kept_programs as stored
 from spadegym.memory.crossplay import cross_play
 from spadegym.memory.database import Connection
 from spadegym.memory.novelty import DedupConfig, Novelty, Signals, Verdict, judge

@@ -31,7 +31,7 @@ from filelock import FileLock
 from spadegym.errors import ConfigError
 from spadegym.memory import codekeys as ckeys
 from spadegym.memory import database, identity, integrity, journal, precomputed, records
-from spadegym.memory import programs as stored
+from spadegym.memory import kept_programs as stored
 from spadegym.memory import stats as pstats
 from spadegym.memory import vector_index as vindex
 from spadegym.memory.behaviour import BehaviourMixin
