@@ -20,12 +20,12 @@ The modules, by role:
 - Search by meaning: ``embedders`` (text to vectors) and ``vector_index`` (FAISS, rebuilt from
   SQLite when stale or damaged).
 - The SQLite store, the source of truth: ``database`` (the connection; damage is one error),
-  ``records`` (the environment table), ``kept_programs`` (sources and signatures), ``stats`` (play
-  statistics, regret, the frontier), ``journal`` (registry writes in flight), ``identity``
-  (the embedder a memory was built with) and ``integrity`` (a full check when the files
-  changed behind the memory's back).
+  ``records`` (the environment table), ``kept_programs`` (sources and signatures), ``stats``
+  (play statistics, regret, the frontier), ``journal`` (registry writes in flight),
+  ``identity`` (the embedder a memory was built with) and ``integrity`` (a full check when the
+  files changed behind the memory's back).
 - Computed ahead for the shipped library, so a new memory seeds fast: ``precomputed``
-  (summaries and embeddings) and ``library`` (behavioural signatures).
+  (summaries and embeddings) and ``shipped_signatures`` (behavioural signatures).
 - ``progress``: a line on slow work (loading the embedder, rebuilding the index).
 """
 

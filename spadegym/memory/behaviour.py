@@ -106,7 +106,7 @@ class BehaviourMixin:
             cached = self._signatures.get(key)
         if cached is not None:
             return cached
-        from spadegym.memory.library import shipped_signature
+        from spadegym.memory.shipped_signatures import shipped_signature
 
         found = shipped_signature(key)
         if found is None:

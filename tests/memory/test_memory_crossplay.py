@@ -4,7 +4,7 @@ import pytest
 from devset import programs
 
 from spadegym.memory.crossplay import CrossPlay, cross_play
-from spadegym.memory.library import shipped_signature
+from spadegym.memory.shipped_signatures import shipped_signature
 from spadegym.memory.signature import compute_signature
 from spadegym.sandbox import SandboxConfig, SandboxWorker
 

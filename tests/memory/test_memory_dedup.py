@@ -16,7 +16,7 @@ from devset import (
 
 from spadegym.memory import DedupConfig, EnvironmentMemory
 from spadegym.memory.crossplay import cross_play
-from spadegym.memory.library import shipped_signature
+from spadegym.memory.shipped_signatures import shipped_signature
 
 SOURCES = programs()
 BASES = ["lock", "nim", "maze", "wordle", "countdown", "hanoi", "knapsack", "sequence"]

@@ -120,7 +120,7 @@ def test_observation_alignment_compares_probe_for_probe(worker):
 def test_every_shipped_program_has_its_signature_precomputed(worker):
     import hashlib
 
-    from spadegym.memory.library import shipped_signature
+    from spadegym.memory.shipped_signatures import shipped_signature
 
     library = {n: s for n, s in SOURCES.items() if n.startswith("lib/")}
     assert len(library) == 76
@@ -129,7 +129,9 @@ def test_every_shipped_program_has_its_signature_precomputed(worker):
         for n, s in library.items()
         if shipped_signature(hashlib.sha256(s.encode()).hexdigest()) is None
     ]
-    assert not missing, f"run `python -m spadegym.memory.library` after changing {missing}"
+    assert not missing, (
+        f"run `python -m spadegym.memory.shipped_signatures` after changing {missing}"
+    )
     # The file holds what the sandbox computes now (a few programs of each kind).
     for name in ("lib/NimDuel", "lib/HomeHub", "lib/SequenceOracle"):
         sha = hashlib.sha256(library[name].encode()).hexdigest()

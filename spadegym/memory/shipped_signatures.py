@@ -5,7 +5,7 @@ Seeding a memory with the library's 76 programs would otherwise play each one in
 that changed, or a file written by another Python (whose ``random`` could draw differently),
 is simply not found and gets played as any other program.
 
-Regenerate after changing a shipped program: ``python -m spadegym.memory.library``.
+Regenerate after changing a shipped program: ``python -m spadegym.memory.shipped_signatures``.
 """
 
 from __future__ import annotations
