@@ -69,7 +69,6 @@ from spadegym_train.design import (
 )
 from spadegym_train.design_prompts import prompt_budget_problem
 from spadegym_train.engines import Completion, make_engine
-from spadegym_train.episodes import engine_solver, open_episode_pool
 from spadegym_train.floors import floor_measurer
 from spadegym_train.hinter import make_hinter
 from spadegym_train.library import LibraryEnv, PoolEnv, describe, select_library
@@ -83,6 +82,7 @@ from spadegym_train.rewards import (
     regret_of_plays,
     solve_rate,
 )
+from spadegym_train.solver import engine_solver, open_episode_pool
 
 EVAL_SEEDS = 2**30
 """Training plays draw seeds below this and evaluations at or above it, so

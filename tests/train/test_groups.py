@@ -7,9 +7,9 @@ import pytest
 from spadegym.errors import ConfigError
 from spadegym_train.advantages import solver_advantages
 from spadegym_train.config import TrainConfig
-from spadegym_train.episodes import engine_solver
 from spadegym_train.library import PoolEnv
 from spadegym_train.loop import Run
+from spadegym_train.solver import engine_solver
 
 
 def bare_run(config: TrainConfig) -> Run:

@@ -150,7 +150,7 @@ def test_trainer_plays_episodes_on_ray_and_loses_only_the_dead_actors(cluster):
     from spadegym.play import EpisodeSpec, Reply, play_episodes
     from spadegym.sandbox import SandboxPool
     from spadegym.vector.ray import RaySandboxPool
-    from spadegym_train.episodes import open_episode_pool
+    from spadegym_train.solver import open_episode_pool
 
     class Scripted:
         def __init__(self, on_round=None):
