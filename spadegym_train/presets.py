@@ -119,7 +119,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # replies to each of three questions per game (play.plays_per_seed: GRPO's group, so a
     # reply is judged against replies to the same numbers; on seed 0, 24 plays in groups of 8
     # beat 12 in groups of 4 run for 16 iterations: +0.20 against +0.10 over the base model,
-    # where the longer run collapsed to bare numbers and lost SumChoice); sampling at 0.5
+    # where the longer run collapsed to bare numbers and lost SumChoice; the same 24 in groups
+    # of 8 run for 16 iterations lost SumChoice too, +0.04: past ten steps this learning rate
+    # undoes what it taught); sampling at 0.5
     # (at 0.7 half the base model's replies name no listed answer; at 1.0 the full vocabulary
     # of a 135M model is mostly noise) and evaluation at 0.1, nearly greedy (the answer the
     # policy prefers).
