@@ -120,8 +120,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # reply is judged against replies to the same numbers; on seed 0, 24 plays in groups of 8
     # beat 12 in groups of 4 run for 16 iterations: +0.20 against +0.10 over the base model,
     # where the longer run collapsed to bare numbers and lost SumChoice; the same 24 in groups
-    # of 8 run for 16 iterations lost SumChoice too, +0.04: past ten steps this learning rate
-    # undoes what it taught); sampling at 0.5
+    # of 8 run for 16 iterations lost SumChoice too, +0.04, and so did it at 5e-4, +0.03:
+    # longer runs undo what they taught); sampling at 0.5
     # (at 0.7 half the base model's replies name no listed answer; at 1.0 the full vocabulary
     # of a 135M model is mostly noise) and evaluation at 0.1, nearly greedy (the answer the
     # policy prefers).
