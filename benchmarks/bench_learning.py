@@ -101,12 +101,28 @@ def run_settings(args: argparse.Namespace, config, envs: list[str]) -> dict:
     }
 
 
-def reuse_base(path: Path, settings: dict) -> tuple[dict, dict, dict]:
-    """The base model's plays, its transfer plays and the floors of an earlier run.
+@dataclasses.dataclass(frozen=True)
+class EarlierRun:
+    """What ``--base-from`` takes from an earlier run of the same seed and settings."""
+
+    before: dict[str, list[float]]
+    """The base model's held-out plays, per environment."""
+    transfer: dict[str, list[float]]
+    """The base model's transfer plays, per task."""
+    floors: dict
+    """Each environment's :class:`~spadegym_train.floors.Floor`."""
+    arms: dict[str, tuple[dict, dict, Path | None]]
+    """The earlier run's arms this run does not train again: arm -> (its final plays, its
+    transfer plays, its workspace if still beside the file)."""
+
+
+def load_earlier(path: Path, settings: dict, arms: list[str]) -> EarlierRun:
+    """The base model's plays, the floors and the other arms of the earlier run in ``path``.
 
     Raises:
-        SystemExit: naming what does not match, when the earlier run's settings differ from
-            this run's (its plays would not be this run's base model on these seeds).
+        SystemExit: when ``path`` is not a run's ``plays.json``, or naming what does not match
+            when the earlier run's settings differ from this run's (its plays would not be this
+            run's base model on these seeds).
     """
     from spadegym_train.floors import Floor
 
@@ -118,7 +134,8 @@ def reuse_base(path: Path, settings: dict) -> tuple[dict, dict, dict]:
             f"--base-from {path}: not a bench_learning plays.json ({error}); give the "
             "plays.json of an earlier run, or leave --base-from out to measure the base model."
         ) from None
-    transfer = saved.get("transfer", {}).get("base", {})
+    transfers = saved.get("transfer", {})
+    transfer = transfers.get("base", {})
     recorded = saved.get("settings")
     if recorded is None:  # written before the settings were recorded: check what can be
         recorded = {
@@ -137,24 +154,19 @@ def reuse_base(path: Path, settings: dict) -> tuple[dict, dict, dict]:
             f"--base-from {path}: recorded with {names}; run with the same settings, or "
             "leave --base-from out to measure the base model."
         )
-    return before, transfer, {key: Floor(**value) for key, value in floors.items()}
-
-
-def earlier_arms(path: Path, arms: list[str]) -> dict[str, tuple[dict, dict, Path | None]]:
-    """The arms of the run in ``path`` that this run does not train again.
-
-    Returns:
-        arm -> (its final plays, its transfer plays, its workspace if still beside ``path``).
-    """
-    saved = json.loads(path.read_text(encoding="utf-8"))
-    found = {}
+    others = {}
     for arm, plays in saved.get("finals", {}).items():
         if arm in arms or arm not in ARMS:
             continue
         workspace = path.parent / arm
         kept = workspace if (workspace / "metrics.jsonl").is_file() else None
-        found[arm] = (plays, saved.get("transfer", {}).get(arm, {}), kept)
-    return found
+        others[arm] = (plays, transfers.get(arm, {}), kept)
+    return EarlierRun(
+        before=before,
+        transfer=transfer,
+        floors={key: Floor(**value) for key, value in floors.items()},
+        arms=others,
+    )
 
 
 def measure_floors(config, envs: list[str], plays: int, choose: int) -> dict:
@@ -389,10 +401,11 @@ def main() -> None:
     first = configs[arms[0]]
     envs = sorted(e.rsplit("/", 1)[-1] for e in first.pool.env_ids)
     settings = run_settings(args, first, envs)
+    earlier = None
     if args.base_from is not None:
-        reused_before, reused_transfer, floors = reuse_base(args.base_from, settings)
-        earlier = earlier_arms(args.base_from, arms)
-        print(f"from {args.base_from}: the base model, the floors, arms {sorted(earlier)}")
+        earlier = load_earlier(args.base_from, settings, arms)
+        floors = earlier.floors
+        print(f"from {args.base_from}: the base model, the floors, arms {sorted(earlier.arms)}")
     else:
         floors = measure_floors(first, envs, args.eval_plays, args.floor_seeds)
     for key, floor in sorted(floors.items()):
@@ -410,8 +423,8 @@ def main() -> None:
         plays["settings"] = settings
         (out / "plays.json").write_text(json.dumps(plays), encoding="utf-8")
 
-    if args.base_from is not None:
-        before, moved["base"] = reused_before, reused_transfer
+    if earlier is not None:
+        before, moved["base"] = earlier.before, earlier.transfer
     else:  # no checkpoint: the base model
         before, moved["base"] = evaluate_arm(
             base_config, envs, args.eval_plays, args.transfer_plays
@@ -433,8 +446,8 @@ def main() -> None:
         print(f"{arm} plays: {json.dumps(finals[arm])}", flush=True)
         save()
     workspaces = arm_runs(out, arms)
-    if args.base_from is not None:
-        for arm, (plays, transfer, workspace) in earlier.items():
+    if earlier is not None:
+        for arm, (plays, transfer, workspace) in earlier.arms.items():
             finals[arm], moved[arm], workspaces[arm] = plays, transfer, workspace
         arms = [arm for arm in ARMS if arm in finals]
         workspaces = {arm: workspaces[arm] for arm in arms}

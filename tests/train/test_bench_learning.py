@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,8 +19,12 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_learning.py
 def bench():
     spec = importlib.util.spec_from_file_location("bench_learning", SCRIPT)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop(spec.name, None)
 
 
 CONFIG = SimpleNamespace(
@@ -167,9 +172,11 @@ def _saved(tmp_path, settings=None):
 
 
 def test_an_earlier_runs_base_plays_and_floors_are_reused(bench, tmp_path):
-    before, transfer, floors = bench.reuse_base(_saved(tmp_path, SETTINGS), SETTINGS)
-    assert before == BEFORE and transfer == {"OddWordOut-v0": [1.0, 0.0]}
-    assert floors["B-v0"].mean == 0.25 and floors["B-v0"].shortcut.startswith("the first")
+    earlier = bench.load_earlier(_saved(tmp_path, SETTINGS), SETTINGS, ["trained"])
+    assert earlier.before == BEFORE and earlier.transfer == {"OddWordOut-v0": [1.0, 0.0]}
+    floor = earlier.floors["B-v0"]
+    assert floor.mean == 0.25 and floor.shortcut.startswith("the first")
+    assert earlier.arms == {}
 
 
 @pytest.mark.parametrize(
@@ -178,21 +185,21 @@ def test_an_earlier_runs_base_plays_and_floors_are_reused(bench, tmp_path):
 )
 def test_base_plays_of_other_settings_are_refused_by_name(bench, tmp_path, change, named):
     with pytest.raises(SystemExit, match=re.escape(named)):
-        bench.reuse_base(_saved(tmp_path, SETTINGS), {**SETTINGS, **change})
+        bench.load_earlier(_saved(tmp_path, SETTINGS), {**SETTINGS, **change}, ["trained"])
 
 
 def test_an_older_file_is_checked_on_what_it_holds(bench, tmp_path, capsys):
-    bench.reuse_base(_saved(tmp_path), SETTINGS)  # no settings: plays counts match
+    bench.load_earlier(_saved(tmp_path), SETTINGS, ["trained"])  # no settings: plays counts match
     assert "no settings recorded" in capsys.readouterr().out
     with pytest.raises(SystemExit, match=re.escape("transfer_plays=2 (this run: 16)")):
-        bench.reuse_base(_saved(tmp_path), {**SETTINGS, "transfer_plays": 16})
+        bench.load_earlier(_saved(tmp_path), {**SETTINGS, "transfer_plays": 16}, ["trained"])
 
 
 def test_a_file_that_is_not_a_run_is_named(bench, tmp_path):
     path = tmp_path / "plays.json"
     path.write_text("{}", encoding="utf-8")
     with pytest.raises(SystemExit, match="not a bench_learning plays.json"):
-        bench.reuse_base(path, SETTINGS)
+        bench.load_earlier(path, SETTINGS, ["trained"])
 
 
 def test_the_arms_not_run_again_come_from_the_earlier_run(bench, tmp_path):
@@ -205,7 +212,7 @@ def test_the_arms_not_run_again_come_from_the_earlier_run(bench, tmp_path):
     path.write_text(json.dumps(saved), encoding="utf-8")
     (tmp_path / "trained").mkdir()
     (tmp_path / "trained" / "metrics.jsonl").write_text("{}\n", encoding="utf-8")
-    found = bench.earlier_arms(path, ["curriculum"])
+    found = bench.load_earlier(path, SETTINGS, ["curriculum"]).arms
     assert sorted(found) == ["control", "trained"]  # the arm being run is not taken
     assert found["trained"] == (
         {"A-v0": [1.0]},
