@@ -98,6 +98,10 @@ def run_settings(args: argparse.Namespace, config, envs: list[str]) -> dict:
         "eval_plays": args.eval_plays,
         "transfer_plays": args.transfer_plays,
         "floor_seeds": args.floor_seeds,
+        "eval_temperature": config.generation.eval_temperature,
+        "max_new_tokens": config.generation.solver_max_new_tokens,
+        "max_turns": config.play.max_episode_turns,
+        "history_turns": config.play.history_turns,
     }
 
 
@@ -145,7 +149,12 @@ def load_earlier(path: Path, settings: dict, arms: list[str]) -> EarlierRun:
             "transfer_plays": len(next(iter(transfer.values()), [])),
         }
         print(f"--base-from {path}: no settings recorded; seed, model, floor seeds on trust")
-    wrong = {key: recorded.get(key) for key in settings if recorded.get(key) != settings[key]}
+    unrecorded = [key for key in settings if key not in recorded]
+    if unrecorded:  # written before these settings were recorded
+        print(f"--base-from {path}: {', '.join(unrecorded)} not recorded; taken on trust")
+    wrong = {
+        key: recorded[key] for key in settings if key in recorded and recorded[key] != settings[key]
+    }
     if wrong:
         names = ", ".join(
             f"{key}={value!r} (this run: {settings[key]!r})" for key, value in wrong.items()

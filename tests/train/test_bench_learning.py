@@ -151,6 +151,10 @@ SETTINGS = {
     "eval_plays": 8,
     "transfer_plays": 2,
     "floor_seeds": 96,
+    "eval_temperature": 0.1,
+    "max_new_tokens": 40,
+    "max_turns": 3,
+    "history_turns": 1,
 }
 
 
@@ -181,7 +185,11 @@ def test_an_earlier_runs_base_plays_and_floors_are_reused(bench, tmp_path):
 
 @pytest.mark.parametrize(
     ("change", "named"),
-    [({"seed": 1}, "seed=2 (this run: 1)"), ({"eval_plays": 72}, "eval_plays=8 (this run: 72)")],
+    [
+        ({"seed": 1}, "seed=2 (this run: 1)"),
+        ({"eval_plays": 72}, "eval_plays=8 (this run: 72)"),
+        ({"eval_temperature": 0.5}, "eval_temperature=0.1 (this run: 0.5)"),
+    ],
 )
 def test_base_plays_of_other_settings_are_refused_by_name(bench, tmp_path, change, named):
     with pytest.raises(SystemExit, match=re.escape(named)):
@@ -193,6 +201,15 @@ def test_an_older_file_is_checked_on_what_it_holds(bench, tmp_path, capsys):
     assert "no settings recorded" in capsys.readouterr().out
     with pytest.raises(SystemExit, match=re.escape("transfer_plays=2 (this run: 16)")):
         bench.load_earlier(_saved(tmp_path), {**SETTINGS, "transfer_plays": 16}, ["trained"])
+
+
+def test_settings_recorded_before_they_were_checked_are_taken_on_trust(bench, tmp_path, capsys):
+    older = {key: SETTINGS[key] for key in list(SETTINGS)[:7]}  # without the generation's
+    bench.load_earlier(_saved(tmp_path, older), SETTINGS, ["trained"])
+    said = capsys.readouterr().out
+    assert "eval_temperature, max_new_tokens, max_turns, history_turns not recorded" in said
+    with pytest.raises(SystemExit, match=re.escape("seed=2 (this run: 3)")):
+        bench.load_earlier(_saved(tmp_path, older), {**SETTINGS, "seed": 3}, ["trained"])
 
 
 def test_a_file_that_is_not_a_run_is_named(bench, tmp_path):
